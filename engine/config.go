@@ -1,0 +1,143 @@
+package engine
+
+import "time"
+
+// Config holds every limit of the runtime profile plus internal timings.
+// Zero values are replaced by the defaults of DefaultConfig.
+type Config struct {
+	MaxConcurrentRuns    int
+	MaxURLs              int
+	MaxTabsPerSession    int
+	SyncTimeoutMs        int64
+	AsyncTimeoutMs       int64
+	ArtifactMaxChunkSize int64
+	ArtifactTTLMs        int64
+	RunTTLMs             int64
+	AutoSyncBudgetMs     int64
+	TaskPollIntervalMs   int64
+	MaxTaskTTLMs         int64
+	TrustLevel           string // "local" or "restricted"
+	IsRemote             bool
+	AllowFileURLs        bool
+
+	// HeartbeatInterval is how often leases are extended and remote cancels
+	// noticed.
+	HeartbeatInterval time.Duration
+	// LeaseDuration is how long a lease lives without a heartbeat.
+	LeaseDuration time.Duration
+	// PollInterval is how often queued runs are looked for when nothing woke
+	// the scheduler.
+	PollInterval time.Duration
+	// RecoveryInterval is how often expired leases are recovered.
+	RecoveryInterval time.Duration
+	// JanitorInterval is how often expired rows are purged.
+	JanitorInterval time.Duration
+	// ShutdownGrace is how long running runs may continue after shutdown starts.
+	ShutdownGrace time.Duration
+	// TombstoneTTL is how long expired artifacts stay distinguishable.
+	TombstoneTTL time.Duration
+}
+
+// DefaultConfig returns the contract defaults.
+func DefaultConfig() Config {
+	return Config{
+		MaxConcurrentRuns:    5,
+		MaxURLs:              1000,
+		MaxTabsPerSession:    20,
+		SyncTimeoutMs:        300000,
+		AsyncTimeoutMs:       600000,
+		ArtifactMaxChunkSize: 262144,
+		ArtifactTTLMs:        86400000,
+		RunTTLMs:             1800000,
+		AutoSyncBudgetMs:     20000,
+		TaskPollIntervalMs:   1000,
+		MaxTaskTTLMs:         86400000,
+		TrustLevel:           "local",
+		HeartbeatInterval:    time.Second,
+		LeaseDuration:        15 * time.Second,
+		PollInterval:         500 * time.Millisecond,
+		RecoveryInterval:     2 * time.Second,
+		JanitorInterval:      time.Minute,
+		ShutdownGrace:        10 * time.Second,
+		TombstoneTTL:         7 * 24 * time.Hour,
+	}
+}
+
+// withDefaults fills zero fields from DefaultConfig.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	set := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	if c.MaxConcurrentRuns == 0 {
+		c.MaxConcurrentRuns = d.MaxConcurrentRuns
+	}
+	if c.MaxURLs == 0 {
+		c.MaxURLs = d.MaxURLs
+	}
+	if c.MaxTabsPerSession == 0 {
+		c.MaxTabsPerSession = d.MaxTabsPerSession
+	}
+	set(&c.SyncTimeoutMs, d.SyncTimeoutMs)
+	set(&c.AsyncTimeoutMs, d.AsyncTimeoutMs)
+	set(&c.ArtifactMaxChunkSize, d.ArtifactMaxChunkSize)
+	set(&c.ArtifactTTLMs, d.ArtifactTTLMs)
+	set(&c.RunTTLMs, d.RunTTLMs)
+	set(&c.AutoSyncBudgetMs, d.AutoSyncBudgetMs)
+	set(&c.TaskPollIntervalMs, d.TaskPollIntervalMs)
+	set(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
+	if c.TrustLevel == "" {
+		c.TrustLevel = d.TrustLevel
+	}
+	dur := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	dur(&c.HeartbeatInterval, d.HeartbeatInterval)
+	dur(&c.LeaseDuration, d.LeaseDuration)
+	dur(&c.PollInterval, d.PollInterval)
+	dur(&c.RecoveryInterval, d.RecoveryInterval)
+	dur(&c.JanitorInterval, d.JanitorInterval)
+	dur(&c.ShutdownGrace, d.ShutdownGrace)
+	dur(&c.TombstoneTTL, d.TombstoneTTL)
+	return c
+}
+
+// Profile is get_runtime_profile's answer.
+type Profile struct {
+	MaxConcurrentRuns     int          `json:"maxConcurrentRuns"`
+	MaxURLs               int          `json:"maxUrls"`
+	MaxTabsPerSession     int          `json:"maxTabsPerSession"`
+	SyncTimeoutMs         int64        `json:"syncTimeoutMs"`
+	AsyncTimeoutMs        int64        `json:"asyncTimeoutMs"`
+	ArtifactMaxChunkSize  int64        `json:"artifactMaxChunkSize"`
+	ArtifactTTLMs         int64        `json:"artifactTtlMs"`
+	RunTTLMs              int64        `json:"runTtlMs"`
+	SupportedModes        []Mode       `json:"supportedModes"`
+	TrustLevel            string       `json:"trustLevel"`
+	IsRemote              bool         `json:"isRemote"`
+	Version               string       `json:"version"`
+	ProtocolVersions      []string     `json:"protocolVersions"`
+	AutoSyncBudgetMs      int64        `json:"autoSyncBudgetMs"`
+	TaskPollIntervalMs    int64        `json:"taskPollIntervalMs"`
+	MaxTaskTTLMs          int64        `json:"maxTaskTtlMs"`
+	Browser               *BrowserInfo `json:"browser"`
+	ArtifactTextMimeTypes []string     `json:"artifactTextMimeTypes"`
+	ArtifactEncodingRule  string       `json:"artifactEncodingRule"`
+	AllowFileURLs         bool         `json:"allowFileUrls"`
+}
+
+// BrowserInfo describes the browser in the profile.
+type BrowserInfo struct {
+	Mode    string `json:"mode"` // "local" or "remote"
+	Product string `json:"product,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// BrowserDescriber reports the browser for the profile without launching it.
+type BrowserDescriber interface {
+	Describe() BrowserInfo
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Store is the persistence the engine needs. The SQLite implementation lives
+// in package db; the interface is written so another database could pass the
+// same tests. Times are Unix milliseconds supplied by the engine's clock.
+//
+// Methods return ErrNotFound for a missing row and ErrConflict when a
+// compare-and-set write finds the row in another state.
+type Store interface {
+	// RegisterOwner inserts or replaces this process's owner row.
+	RegisterOwner(ctx context.Context, o Owner) error
+	// ListOwners returns all owner rows.
+	ListOwners(ctx context.Context) ([]Owner, error)
+	// ReleaseOwner deletes the owner row and sets lease_expires_at = now on
+	// every run it still holds as running, so any process recovers them at once.
+	ReleaseOwner(ctx context.Context, ownerID string, now int64) error
+	// Heartbeat sets the owner's heartbeat_at = now and extends the lease of
+	// every run it holds in status running to leaseUntil. It returns the ids
+	// of those runs; a run the engine executes that is missing from the list
+	// was cancelled or recovered elsewhere and must stop.
+	Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64) ([]string, error)
+
+	// CreateRun inserts run (status queued) and appends a "created" event.
+	// With idem != nil it claims (TemplateID, Key) in the same transaction,
+	// race-free: if a live entry (expires_at > idem.Now) holds the key, nothing
+	// is inserted and the existing run is returned with deduplicated = true.
+	CreateRun(ctx context.Context, run *Run, idem *IdempotencyClaim) (stored *Run, deduplicated bool, err error)
+	// GetRun returns the run (expired or not; the engine checks expiry).
+	GetRun(ctx context.Context, runID string) (*Run, error)
+	// ListRuns returns one page of runs, newest first by createdAt then runId
+	// descending, and the filtered total. Terminal runs whose expires_at <= f.Now
+	// are excluded.
+	ListRuns(ctx context.Context, f RunFilter) ([]*Run, int, error)
+	// ClaimRuns, in one write transaction, counts running runs with a live lease
+	// (lease_expires_at > c.Now) across all owners and claims up to
+	// min(c.Max, c.MaxRunning - count) queued runs, oldest first, that are not
+	// bound to another owner's session: status running, owner_id, lease,
+	// attempt+1, started_at (first time only), a "status" event.
+	ClaimRuns(ctx context.Context, c Claim) ([]*Run, error)
+	// SaveProgress updates progress of a run held by ownerID (CAS on status
+	// running and owner). ErrConflict otherwise.
+	SaveProgress(ctx context.Context, runID, ownerID string, p Progress, now int64) error
+	// SaveItem upserts an item checkpoint and the run's progress in one
+	// transaction (CAS as SaveProgress) and appends an "item" event.
+	SaveItem(ctx context.Context, runID, ownerID string, it Item, p Progress, now int64) error
+	// ListItems returns a run's item checkpoints ordered by index.
+	ListItems(ctx context.Context, runID string) ([]Item, error)
+	// FinishRun writes a terminal state for a run held by f.OwnerID (CAS on
+	// status running and owner), sets finished_at and
+	// expires_at = max(created_at + ttl_ms, now + f.RunTTLMs), and appends a
+	// "status" event. ErrConflict when the CAS fails.
+	FinishRun(ctx context.Context, f Finish) error
+	// CancelRun moves a queued or running run to canceled with e as its error
+	// (CAS), sets cancel_reason, finished_at, expires_at as FinishRun, appends an
+	// event, and returns the run as stored after the write. changed is false
+	// when the run was already terminal (the run is returned unchanged).
+	CancelRun(ctx context.Context, runID, reason string, e *Error, now, runTTLMs int64) (run *Run, changed bool, err error)
+	// RequeueRun moves a running run held by ownerID back to queued (graceful
+	// shutdown of a resumable run): owner cleared, lease cleared.
+	RequeueRun(ctx context.Context, runID, ownerID string, now int64) error
+	// ExpiredLeases returns running runs whose lease_expires_at <= now.
+	ExpiredLeases(ctx context.Context, now int64) ([]*Run, error)
+	// RecoverRun applies r to a running run whose owner is r.OwnerID and whose
+	// lease expired (CAS); To is queued (resumable), failed or canceled.
+	RecoverRun(ctx context.Context, r Recovery) error
+
+	// PutArtifact stores an artifact and its bytes in one transaction, in
+	// chunk rows of at most 256 KiB, and appends an "artifact" event.
+	PutArtifact(ctx context.Context, a Artifact, data []byte) error
+	// GetArtifact returns an artifact's metadata, including tombstones
+	// (Expired = true, no bytes left).
+	GetArtifact(ctx context.Context, artifactID string) (*Artifact, error)
+	// ReadArtifact returns up to length bytes starting at offset.
+	ReadArtifact(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
+
+	// AppendEvent appends an event with the next seq of the run.
+	AppendEvent(ctx context.Context, runID, typ string, data json.RawMessage, now int64) error
+	// ListEvents returns events with seq > afterSeq, at most limit.
+	ListEvents(ctx context.Context, runID string, afterSeq int64, limit int) ([]Event, error)
+
+	// GetSession returns a live browser session row.
+	GetSession(ctx context.Context, sessionID string) (*Session, error)
+
+	// Purge deletes, at most batch rows per transaction: terminal runs with
+	// expires_at <= now (with items, events, idempotency keys); artifact bytes
+	// past expires_at (the row becomes a tombstone); tombstones older than
+	// tombstoneUntil. It returns the number of rows removed.
+	Purge(ctx context.Context, now, tombstoneBefore int64, batch int) (int, error)
+	// Compact runs incremental_vacuum and wal_checkpoint(TRUNCATE).
+	Compact(ctx context.Context) error
+}
+
+// Owner is a process sharing the database.
+type Owner struct {
+	ID          string `json:"ownerId"`
+	PID         int    `json:"pid"`
+	Host        string `json:"host"`
+	StartedAt   int64  `json:"startedAt"`
+	HeartbeatAt int64  `json:"heartbeatAt"`
+}
+
+// IdempotencyClaim asks CreateRun to hold (TemplateID, Key) until ExpiresAt.
+type IdempotencyClaim struct {
+	TemplateID string
+	Key        string
+	Now        int64
+	ExpiresAt  int64
+}
+
+// RunFilter selects runs for ListRuns. Empty fields do not filter.
+type RunFilter struct {
+	Status     RunStatus
+	TemplateID string
+	SessionID  string
+	Limit      int
+	Offset     int
+	Now        int64
+}
+
+// Claim parameters for ClaimRuns.
+type Claim struct {
+	OwnerID    string
+	Now        int64
+	LeaseUntil int64
+	MaxRunning int
+	Max        int
+}
+
+// Finish is a terminal write for FinishRun.
+type Finish struct {
+	RunID    string
+	OwnerID  string
+	Status   RunStatus
+	Result   json.RawMessage
+	Error    *Error
+	Now      int64
+	RunTTLMs int64
+}
+
+// Recovery is a RecoverRun request.
+type Recovery struct {
+	RunID    string
+	OwnerID  string
+	To       RunStatus
+	Error    *Error
+	Now      int64
+	RunTTLMs int64
+}
+
+// Artifact is a stored file produced by a run.
+type Artifact struct {
+	ID        string `json:"artifactId"`
+	RunID     string `json:"runId"`
+	Name      string `json:"name"`
+	MimeType  string `json:"mimeType"`
+	Size      int64  `json:"size"`
+	CreatedAt int64  `json:"createdAt"`
+	ExpiresAt int64  `json:"expiresAt"`
+	// Expired marks a tombstone: the bytes are gone.
+	Expired bool `json:"expired"`
+}
+
+// Session is a browser session row.
+type Session struct {
+	ID         string `json:"sessionId"`
+	OwnerID    string `json:"-"`
+	CreatedAt  int64  `json:"createdAt"`
+	LastUsedAt int64  `json:"lastUsedAt"`
+	ExpiresAt  int64  `json:"expiresAt"`
+	ClosedAt   *int64 `json:"closedAt"`
+}

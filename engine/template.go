@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+)
+
+// Template is one kind of browser job. Adding a template means one file in
+// engine/templates implementing this interface, plus its test and fixtures.
+type Template interface {
+	// Info describes the template for list_task_templates and validation.
+	Info() TemplateInfo
+	// Check validates inputs beyond the JSON Schema (URL policy, limits that
+	// depend on the profile). It returns an INVALID_PARAMETER or
+	// TRUST_LEVEL_NOT_ALLOWED *Error naming the field. Inputs already passed
+	// the schema.
+	Check(inputs json.RawMessage, p Profile) error
+	// Run does the work. It must return promptly once ctx is done. A returned
+	// *Error fails the run with that code; any other error is EXECUTION_ERROR.
+	Run(ctx context.Context, env Env) (*Outcome, error)
+}
+
+// TemplateInfo is the description list_task_templates returns.
+type TemplateInfo struct {
+	TemplateID         string            `json:"templateId"`
+	Version            int               `json:"version"`
+	Versions           []int             `json:"versions"`
+	Title              string            `json:"title"`
+	Description        string            `json:"description"`
+	InputSchema        json.RawMessage   `json:"inputSchema,omitempty"`
+	ResultSchema       json.RawMessage   `json:"resultSchema,omitempty"`
+	TrustLevel         string            `json:"trustLevel"` // "local" or "any"
+	Resumable          bool              `json:"resumable"`
+	EstimatedStepsHint string            `json:"estimatedStepsHint"`
+	Examples           []json.RawMessage `json:"examples"`
+	// NeedsBrowser is false for templates that never touch the browser.
+	NeedsBrowser bool `json:"-"`
+}
+
+// Outcome is what a template's Run returns on success.
+type Outcome struct {
+	// Result is the run's result (any JSON-encodable value).
+	Result any
+	// Partial marks partial_success: some items failed, the result lists them.
+	Partial bool
+}
+
+// Env is what the engine gives a running template.
+type Env interface {
+	// RunID is the run being executed.
+	RunID() string
+	// SessionID names the browser session the run uses.
+	SessionID() string
+	// Inputs are the validated inputs.
+	Inputs() json.RawMessage
+	// Profile is the server's runtime profile.
+	Profile() Profile
+	// Done returns the item checkpoints of earlier attempts, by Item.Key.
+	Done() map[string]Item
+	// Checkpoint records a finished item together with the run's progress.
+	// An error means the run is no longer ours (cancelled elsewhere); stop.
+	Checkpoint(ctx context.Context, it Item, p Progress) error
+	// SetProgress records progress without an item (throttled by the engine).
+	SetProgress(p Progress)
+	// PutArtifact stores a file for the run and returns its artifactId.
+	PutArtifact(ctx context.Context, name, mimeType string, data []byte) (string, error)
+	// Logger logs to stderr with the run id attached.
+	Logger() *slog.Logger
+}
+
+// SessionCloser closes a browser session when a run that owns it ends.
+type SessionCloser interface {
+	CloseSession(ctx context.Context, sessionID string) error
+}
