@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// runEnv is the Env a template sees while it runs.
+type runEnv struct {
+	e      *Engine
+	run    *Run
+	done   map[string]Item
+	log    *slog.Logger
+	cancel func(error)
+
+	mu           sync.Mutex
+	lastProgress time.Time
+}
+
+var _ Env = (*runEnv)(nil)
+
+func (v *runEnv) RunID() string           { return v.run.RunID }
+func (v *runEnv) SessionID() string       { return v.run.SessionID }
+func (v *runEnv) Inputs() json.RawMessage { return v.run.Inputs }
+func (v *runEnv) Profile() Profile        { return v.e.Profile() }
+func (v *runEnv) Done() map[string]Item   { return v.done }
+func (v *runEnv) Logger() *slog.Logger    { return v.log }
+
+// writeCtx detaches writes from the run's context so an item finished just
+// before a timeout is still recorded, while bounding how long a write waits.
+func writeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+}
+
+// Checkpoint records an item and progress. ErrConflict means the run was
+// cancelled or recovered elsewhere: the run is stopped.
+func (v *runEnv) Checkpoint(ctx context.Context, it Item, p Progress) error {
+	wctx, cancel := writeCtx(ctx)
+	defer cancel()
+	err := v.e.store.SaveItem(wctx, v.run.RunID, v.e.ownerID, it, p, v.e.now())
+	if errors.Is(err, ErrConflict) {
+		v.cancel(errCauseLost)
+	}
+	if err == nil {
+		v.mu.Lock()
+		v.lastProgress = time.Now()
+		v.mu.Unlock()
+		v.e.notify()
+	}
+	return err
+}
+
+// SetProgress records progress at most every 200 ms.
+func (v *runEnv) SetProgress(p Progress) {
+	v.mu.Lock()
+	if time.Since(v.lastProgress) < 200*time.Millisecond {
+		v.mu.Unlock()
+		return
+	}
+	v.lastProgress = time.Now()
+	v.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := v.e.store.SaveProgress(ctx, v.run.RunID, v.e.ownerID, p, v.e.now())
+	if errors.Is(err, ErrConflict) {
+		v.cancel(errCauseLost)
+		return
+	}
+	if err == nil {
+		v.e.notify()
+	}
+}
+
+// PutArtifact stores a file in one transaction and returns its id.
+func (v *runEnv) PutArtifact(ctx context.Context, name, mimeType string, data []byte) (string, error) {
+	now := v.e.now()
+	a := Artifact{
+		ID: "art_" + uuid.NewString(), RunID: v.run.RunID, Name: name, MimeType: mimeType,
+		Size: int64(len(data)), CreatedAt: now, ExpiresAt: now + v.e.cfg.ArtifactTTLMs,
+	}
+	wctx, cancel := writeCtx(ctx)
+	defer cancel()
+	if err := v.e.store.PutArtifact(wctx, a, data); err != nil {
+		return "", Wrap(ExecutionError, err, "store artifact %s: %v", name, err)
+	}
+	return a.ID, nil
+}

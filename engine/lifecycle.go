@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Run registers this process as an owner, then schedules, heartbeats,
+// recovers and cleans up until ctx ends. On shutdown it stops claiming,
+// lets running runs continue for ShutdownGrace, then interrupts them:
+// resumable runs go back to queued, others fail with EXECUTION_ERROR. It
+// returns after every run it executed has written its final state.
+func (e *Engine) Run(ctx context.Context) error {
+	host, _ := os.Hostname()
+	now := e.now()
+	if err := e.store.RegisterOwner(ctx, Owner{ID: e.ownerID, PID: os.Getpid(), Host: host, StartedAt: now, HeartbeatAt: now}); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.claiming = true
+	e.mu.Unlock()
+	e.log.Info("engine started", "ownerId", e.ownerID, "maxConcurrentRuns", e.cfg.MaxConcurrentRuns)
+
+	// Recover what dead processes left behind before claiming anything.
+	e.recoverOnce(ctx)
+
+	loops, lctx := errgroup.WithContext(ctx)
+	loops.Go(func() error { e.scheduleLoop(lctx); return nil })
+	loops.Go(func() error { e.heartbeatLoop(lctx); return nil })
+	loops.Go(func() error { e.every(lctx, e.cfg.RecoveryInterval, e.recoverOnce); return nil })
+	loops.Go(func() error { e.every(lctx, e.cfg.JanitorInterval, e.janitorOnce); return nil })
+	e.kick()
+	<-ctx.Done()
+	_ = loops.Wait()
+	e.shutdown()
+	return nil
+}
+
+// shutdown stops claiming, waits up to ShutdownGrace, interrupts the rest and
+// releases the owner row so peers recover anything left at once.
+func (e *Engine) shutdown() {
+	e.mu.Lock()
+	e.claiming = false
+	n := len(e.active)
+	e.mu.Unlock()
+	if n > 0 {
+		e.log.Info("shutting down: waiting for running runs", "runs", n, "grace", e.cfg.ShutdownGrace)
+	}
+	done := make(chan struct{})
+	go func() { e.runsWG.Wait(); close(done) }()
+	// Keep leases alive during the grace period.
+	hb := time.NewTicker(e.cfg.HeartbeatInterval)
+	defer hb.Stop()
+	grace := time.NewTimer(e.cfg.ShutdownGrace)
+	defer grace.Stop()
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-hb.C:
+			e.heartbeatOnce(context.Background())
+		case <-grace.C:
+			e.mu.Lock()
+			for _, a := range e.active {
+				a.cancel(errCauseShutdown)
+			}
+			e.mu.Unlock()
+			<-done
+			break wait
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.store.ReleaseOwner(ctx, e.ownerID, e.now()); err != nil {
+		e.log.Warn("release owner failed", "err", err)
+	}
+	if err := e.store.Compact(ctx); err != nil {
+		e.log.Debug("compact failed", "err", err)
+	}
+	e.log.Info("engine stopped")
+}
+
+// every calls f every d until ctx ends.
+func (e *Engine) every(ctx context.Context, d time.Duration, f func(context.Context)) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f(ctx)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+// heartbeatLoop extends this process's leases and stops local runs that were
+// cancelled or recovered by another process.
+func (e *Engine) heartbeatLoop(ctx context.Context) {
+	t := time.NewTicker(e.cfg.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			e.heartbeatOnce(ctx)
+		}
+	}
+}
+
+// heartbeatOnce performs one heartbeat.
+func (e *Engine) heartbeatOnce(ctx context.Context) {
+	// Snapshot before the write: a run claimed after it is not judged yet.
+	e.mu.Lock()
+	before := make([]string, 0, len(e.active))
+	for id := range e.active {
+		before = append(before, id)
+	}
+	e.mu.Unlock()
+	now := e.now()
+	held, err := e.store.Heartbeat(ctx, e.ownerID, now, now+e.cfg.LeaseDuration.Milliseconds())
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("heartbeat failed", "err", err)
+		}
+		return
+	}
+	still := make(map[string]bool, len(held))
+	for _, id := range held {
+		still[id] = true
+	}
+	for _, id := range before {
+		if !still[id] && e.interrupt(id, errCauseLost) {
+			e.log.Info("run stopped: cancelled or recovered by another process", "runId", id)
+		}
+	}
+}
+
+// recoverOnce releases owners that are gone and recovers runs whose lease
+// expired: resumable ones go back to the queue, others fail with
+// EXECUTION_ERROR "interrupted".
+func (e *Engine) recoverOnce(ctx context.Context) {
+	now := e.now()
+	host, _ := os.Hostname()
+	owners, err := e.store.ListOwners(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("list owners failed", "err", err)
+		}
+		return
+	}
+	stale := 3 * e.cfg.LeaseDuration.Milliseconds()
+	for _, o := range owners {
+		if o.ID == e.ownerID {
+			continue
+		}
+		dead := o.Host == host && !processAlive(o.PID)
+		if dead || o.HeartbeatAt < now-stale {
+			if err := e.store.ReleaseOwner(ctx, o.ID, now); err != nil {
+				e.log.Warn("release dead owner failed", "ownerId", o.ID, "err", err)
+				continue
+			}
+			e.log.Info("released a stopped process's runs", "ownerId", o.ID, "pid", o.PID)
+		}
+	}
+	runs, err := e.store.ExpiredLeases(ctx, now)
+	if err != nil {
+		return
+	}
+	requeued := false
+	for _, r := range runs {
+		rec := Recovery{RunID: r.RunID, OwnerID: r.OwnerID, Now: now, RunTTLMs: e.cfg.RunTTLMs}
+		tpl := e.templates[r.TemplateID]
+		if tpl != nil && tpl.Info().Resumable {
+			rec.To = StatusQueued
+		} else {
+			rec.To = StatusFailed
+			rec.Error = interruptedError()
+		}
+		err := e.store.RecoverRun(ctx, rec)
+		switch {
+		case errors.Is(err, ErrConflict):
+		case err != nil:
+			e.log.Warn("recover run failed", "runId", r.RunID, "err", err)
+		default:
+			e.log.Info("recovered run with an expired lease", "runId", r.RunID, "to", rec.To)
+			requeued = requeued || rec.To == StatusQueued
+		}
+	}
+	if len(runs) > 0 {
+		e.notify()
+	}
+	if requeued {
+		e.kick()
+	}
+}
+
+// processAlive reports whether pid names a live process on this host.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// janitorOnce purges expired rows and shrinks the file.
+func (e *Engine) janitorOnce(ctx context.Context) {
+	now := e.now()
+	n, err := e.store.Purge(ctx, now, now-e.cfg.TombstoneTTL.Milliseconds(), 500)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("purge failed", "err", err)
+		}
+		return
+	}
+	if n > 0 {
+		e.log.Debug("purged expired rows", "rows", n)
+		if err := e.store.Compact(ctx); err != nil {
+			e.log.Debug("compact failed", "err", err)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime/debug"
+	"time"
+)
+
+// execute runs one claimed run to its final write. ctx carries the run's
+// cancel cause (canceled, shutdown, lease lost); the run's timeout is added
+// here so it bounds only the running phase.
+func (e *Engine) execute(ctx context.Context, r *Run) {
+	log := e.log.With("runId", r.RunID, "templateId", r.TemplateID, "attempt", r.Attempt)
+	tpl, ok := e.templates[r.TemplateID]
+	if !ok {
+		// A peer with more templates created it; this process cannot run it.
+		e.finish(r, StatusFailed, nil, Errorf(TemplateNotFound, "template %q is not available in the process that claimed the run", r.TemplateID))
+		return
+	}
+	timeout := time.Duration(r.TimeoutMs) * time.Millisecond
+	if timeout <= 0 {
+		timeout = time.Duration(e.cfg.AsyncTimeoutMs) * time.Millisecond
+	}
+	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errCauseTimeout)
+	defer cancel()
+
+	done := map[string]Item{}
+	if items, err := e.store.ListItems(rctx, r.RunID); err == nil {
+		for _, it := range items {
+			done[it.Key] = it
+		}
+	} else {
+		log.Warn("load checkpoints failed", "err", err)
+	}
+	env := &runEnv{e: e, run: r, done: done, log: log, cancel: e.interruptFunc(r.RunID)}
+	log.Debug("run started", "resumedItems", len(done))
+
+	out, err := e.callTemplate(rctx, tpl, env)
+	if err == nil && out == nil {
+		err = Errorf(ExecutionError, "template %s returned no outcome", r.TemplateID)
+	}
+	if err == nil {
+		res, merr := json.Marshal(out.Result)
+		if merr != nil {
+			e.finish(r, StatusFailed, nil, Wrap(ExecutionError, merr, "encode result: %v", merr))
+			return
+		}
+		st := StatusSucceeded
+		if out.Partial {
+			st = StatusPartialSuccess
+		}
+		e.finish(r, st, res, nil)
+		e.closeOwnedSession(r)
+		return
+	}
+
+	if rctx.Err() != nil {
+		switch cause := context.Cause(rctx); {
+		case errors.Is(cause, errCauseTimeout):
+			e.finish(r, StatusFailed, nil, Errorf(RunTimeout,
+				"the run exceeded options.timeoutMs=%d ms while running and was stopped", r.TimeoutMs).
+				WithDetails(map[string]any{"timeoutMs": r.TimeoutMs}))
+		case errors.Is(cause, errCauseShutdown):
+			e.interrupted(r)
+		default:
+			// Canceled or lost: the final state was written by whoever
+			// cancelled or recovered it; anything we would write is discarded.
+			log.Debug("run stopped", "cause", cause)
+		}
+		e.closeOwnedSession(r)
+		return
+	}
+	e.finish(r, StatusFailed, nil, AsError(err))
+	e.closeOwnedSession(r)
+}
+
+// callTemplate runs the template, turning a panic into EXECUTION_ERROR.
+func (e *Engine) callTemplate(ctx context.Context, tpl Template, env *runEnv) (out *Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			env.log.Error("template panicked", "panic", p, "stack", string(debug.Stack()))
+			out, err = nil, Errorf(ExecutionError, "internal error in template %s: %v", env.run.TemplateID, p)
+		}
+	}()
+	return tpl.Run(ctx, env)
+}
+
+// finish writes a terminal state (compare-and-set: a run cancelled or
+// recovered meanwhile is left as it is).
+func (e *Engine) finish(r *Run, st RunStatus, result json.RawMessage, rerr *Error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := e.store.FinishRun(ctx, Finish{
+		RunID: r.RunID, OwnerID: e.ownerID, Status: st, Result: result, Error: rerr,
+		Now: e.now(), RunTTLMs: e.cfg.RunTTLMs,
+	})
+	switch {
+	case errors.Is(err, ErrConflict):
+		e.log.Debug("final write discarded: run changed state meanwhile", "runId", r.RunID, "status", st)
+	case err != nil:
+		e.log.Error("final write failed", "runId", r.RunID, "err", err)
+	default:
+		attrs := []any{"runId", r.RunID, "status", st}
+		if rerr != nil {
+			attrs = append(attrs, "errorCode", rerr.Code)
+		}
+		e.log.Info("run finished", attrs...)
+	}
+}
+
+// interrupted handles a run stopped by shutdown: resumable runs go back to
+// the queue, the others fail (browser steps may have had side effects).
+func (e *Engine) interrupted(r *Run) {
+	tpl := e.templates[r.TemplateID]
+	if tpl != nil && tpl.Info().Resumable {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := e.store.RequeueRun(ctx, r.RunID, e.ownerID, e.now()); err != nil && !errors.Is(err, ErrConflict) {
+			e.log.Error("requeue failed", "runId", r.RunID, "err", err)
+		}
+		return
+	}
+	e.finish(r, StatusFailed, nil, interruptedError())
+}
+
+func interruptedError() *Error {
+	return Errorf(ExecutionError, "interrupted: the process running it stopped before the run finished")
+}
+
+// closeOwnedSession closes the session a run created for itself.
+func (e *Engine) closeOwnedSession(r *Run) {
+	if !r.OwnsSession || e.sessions == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.sessions.CloseSession(ctx, r.SessionID); err != nil {
+		e.log.Debug("close session failed", "sessionId", r.SessionID, "err", err)
+	}
+}
+
+// interruptFunc returns a function that stops the run with cause.
+func (e *Engine) interruptFunc(runID string) func(error) {
+	return func(cause error) { e.interrupt(runID, cause) }
+}

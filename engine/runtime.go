@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Engine runs templates as durable runs stored in a Store. Every process
+// sharing the database runs one Engine; they coordinate only through the
+// Store (owner rows, leases, compare-and-set writes).
+type Engine struct {
+	store     Store
+	cfg       Config
+	log       *slog.Logger
+	now       func() int64
+	templates map[string]Template
+	order     []string
+	schemas   map[string]*Schema
+	sessions  SessionCloser
+	browser   BrowserDescriber
+	version   string
+	protocols []string
+	ownerID   string
+
+	wake chan struct{}
+
+	mu       sync.Mutex
+	active   map[string]*activeRun
+	changed  chan struct{} // closed and replaced on every local change
+	claiming bool
+	runsWG   sync.WaitGroup
+}
+
+type activeRun struct {
+	run    *Run
+	cancel context.CancelCauseFunc
+}
+
+// New builds an engine. It does not start executing runs; call Run.
+func New(o Options) (*Engine, error) {
+	if o.Store == nil {
+		return nil, fmt.Errorf("engine: Options.Store is required")
+	}
+	e := &Engine{
+		store:     o.Store,
+		cfg:       o.Config.withDefaults(),
+		log:       o.Logger,
+		now:       o.Now,
+		templates: map[string]Template{},
+		schemas:   map[string]*Schema{},
+		sessions:  o.Sessions,
+		browser:   o.Browser,
+		version:   o.Version,
+		protocols: o.ProtocolVersions,
+		ownerID:   "own_" + uuid.NewString(),
+		wake:      make(chan struct{}, 1),
+		active:    map[string]*activeRun{},
+		changed:   make(chan struct{}),
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if e.now == nil {
+		e.now = func() int64 { return time.Now().UnixMilli() }
+	}
+	for _, t := range o.Templates {
+		info := t.Info()
+		if _, dup := e.templates[info.TemplateID]; dup {
+			return nil, fmt.Errorf("engine: template %q registered twice", info.TemplateID)
+		}
+		s, err := CompileSchema(info.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("engine: template %q input schema: %w", info.TemplateID, err)
+		}
+		e.templates[info.TemplateID] = t
+		e.schemas[info.TemplateID] = s
+		e.order = append(e.order, info.TemplateID)
+	}
+	return e, nil
+}
+
+// OwnerID is this process's owner id in the database.
+func (e *Engine) OwnerID() string { return e.ownerID }
+
+// Config returns the effective configuration (defaults applied).
+func (e *Engine) Config() Config { return e.cfg }
+
+// Templates lists the registered templates in registration order.
+func (e *Engine) Templates() []TemplateInfo {
+	out := make([]TemplateInfo, 0, len(e.order))
+	for _, id := range e.order {
+		out = append(out, e.templates[id].Info())
+	}
+	return out
+}
+
+// Profile returns the runtime profile.
+func (e *Engine) Profile() Profile {
+	c := e.cfg
+	p := Profile{
+		MaxConcurrentRuns:     c.MaxConcurrentRuns,
+		MaxURLs:               c.MaxURLs,
+		MaxTabsPerSession:     c.MaxTabsPerSession,
+		SyncTimeoutMs:         c.SyncTimeoutMs,
+		AsyncTimeoutMs:        c.AsyncTimeoutMs,
+		ArtifactMaxChunkSize:  c.ArtifactMaxChunkSize,
+		ArtifactTTLMs:         c.ArtifactTTLMs,
+		RunTTLMs:              c.RunTTLMs,
+		SupportedModes:        []Mode{ModeSync, ModeAsync, ModeAuto},
+		TrustLevel:            c.TrustLevel,
+		IsRemote:              c.IsRemote,
+		Version:               e.version,
+		ProtocolVersions:      e.protocols,
+		AutoSyncBudgetMs:      c.AutoSyncBudgetMs,
+		TaskPollIntervalMs:    c.TaskPollIntervalMs,
+		MaxTaskTTLMs:          c.MaxTaskTTLMs,
+		ArtifactTextMimeTypes: append([]string{"text/*"}, TextMimeTypes...),
+		ArtifactEncodingRule:  ArtifactEncodingRule,
+		AllowFileURLs:         c.AllowFileURLs,
+	}
+	if p.ProtocolVersions == nil {
+		p.ProtocolVersions = []string{}
+	}
+	if e.browser != nil {
+		b := e.browser.Describe()
+		p.Browser = &b
+	}
+	return p
+}
+
+// notify wakes every waiter after a local change of a run.
+func (e *Engine) notify() {
+	e.mu.Lock()
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// changes returns a channel closed at the next local change.
+func (e *Engine) changes() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+// kick wakes the scheduler without blocking.
+func (e *Engine) kick() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// event appends a run event; failures are logged, never fatal.
+func (e *Engine) event(runID, typ string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.store.AppendEvent(ctx, runID, typ, b, e.now()); err != nil {
+		e.log.Debug("append event failed", "runId", runID, "type", typ, "err", err)
+	}
+}

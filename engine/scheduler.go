@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// scheduleLoop claims queued runs whenever it is kicked (a local submission
+// or a finished run) or every PollInterval (runs submitted by peers).
+func (e *Engine) scheduleLoop(ctx context.Context) {
+	t := time.NewTicker(e.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.wake:
+		case <-t.C:
+		}
+		e.claimOnce(ctx)
+	}
+}
+
+// claimOnce claims as many runs as the global limit and the local free slots
+// allow, and starts each.
+func (e *Engine) claimOnce(ctx context.Context) {
+	e.mu.Lock()
+	free := e.cfg.MaxConcurrentRuns - len(e.active)
+	ok := e.claiming
+	e.mu.Unlock()
+	if !ok || free <= 0 {
+		return
+	}
+	now := e.now()
+	runs, err := e.store.ClaimRuns(ctx, Claim{
+		OwnerID:    e.ownerID,
+		Now:        now,
+		LeaseUntil: now + e.cfg.LeaseDuration.Milliseconds(),
+		MaxRunning: e.cfg.MaxConcurrentRuns,
+		Max:        free,
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("claim failed", "err", err)
+		}
+		return
+	}
+	for _, r := range runs {
+		e.start(r)
+	}
+	if len(runs) > 0 {
+		e.notify()
+	}
+}
+
+// start registers r as active and executes it in its own goroutine.
+func (e *Engine) start(r *Run) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	e.mu.Lock()
+	e.active[r.RunID] = &activeRun{run: r, cancel: cancel}
+	e.mu.Unlock()
+	e.runsWG.Add(1)
+	go func() {
+		defer e.runsWG.Done()
+		defer cancel(nil)
+		e.execute(ctx, r)
+		e.mu.Lock()
+		delete(e.active, r.RunID)
+		e.mu.Unlock()
+		e.notify()
+		e.kick()
+	}()
+}
+
+// Running returns the ids of the runs this process is executing.
+func (e *Engine) Running() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := make([]string, 0, len(e.active))
+	for id := range e.active {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// interrupt cancels a locally executing run with cause; it reports whether
+// the run was executing here.
+func (e *Engine) interrupt(runID string, cause error) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, ok := e.active[runID]
+	if ok {
+		a.cancel(cause)
+	}
+	return ok
+}
