@@ -1,0 +1,85 @@
+// Command browsertask runs browser automation for AI agents as durable,
+// observable, cancellable runs, served over MCP (stdio and Streamable HTTP).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is the release version reported by `browsertask version` and the
+// runtime profile.
+const version = "0.1.0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// A second signal exits at once.
+		<-ctx.Done()
+		stop()
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		<-again
+		fmt.Fprintln(os.Stderr, "browsertask: second signal, exiting now")
+		os.Exit(1)
+	}()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "browsertask:", err)
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(int(ee))
+		}
+		os.Exit(1)
+	}
+}
+
+// exitError carries a specific process exit code.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// run dispatches a subcommand. It owns the whole lifecycle so tests can call
+// it directly.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		usage(stderr)
+		return exitError(2)
+	}
+	switch cmd, rest := args[1], args[2:]; cmd {
+	case "serve":
+		return cmdServe(ctx, rest, getenv, stdout, stderr)
+	case "mcp":
+		return cmdMCP(ctx, rest, getenv, stdin, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "browsertask", version)
+		return nil
+	case "help", "--help", "-h":
+		usage(stdout)
+		return nil
+	default:
+		usage(stderr)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `browsertask — durable browser automation runs for AI agents (MCP)
+
+Usage:
+  browsertask serve [flags]   run the daemon: engine + MCP over HTTP at /mcp
+  browsertask mcp [flags]     MCP over stdio for one client (+ HTTP if the port is free)
+  browsertask version         print the version
+
+Run "browsertask serve --help" for every flag; each flag can also be set with
+the BROWSERTASK_<NAME> environment variable (e.g. BROWSERTASK_DB, BROWSERTASK_ADDR).
+
+Examples:
+  browsertask serve --addr 127.0.0.1:7788
+  browsertask mcp --db ~/.local/share/browsertask/browsertask.db
+`)
+}
