@@ -25,6 +25,7 @@ type config struct {
 	http           string
 	logLevel       string
 	logFormat      string
+	devTemplates   bool
 
 	engine engine.Config
 
@@ -47,6 +48,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	if cmd == "mcp" {
 		fs.StringVar(&c.http, "http", "auto", "also serve HTTP on --addr: auto (if the port is free) or off")
 	}
+	fs.BoolVar(&c.devTemplates, "dev-templates", false, "also register the browserless dev_echo and dev_echo_once templates (tests, benchmarks)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	e := &c.engine

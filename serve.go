@@ -18,6 +18,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/engine/templates"
+	"github.com/browsertask/browsertask/internal/devtpl"
 	"github.com/browsertask/browsertask/mcp"
 )
 
@@ -51,8 +52,12 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		Browser: browsers, Headed: cfg.headed, Logger: log.With("component", "browser"),
 		MaxTabsPerSession: cfg.engine.MaxTabsPerSession,
 	})
+	tpls := templates.All(bm)
+	if cfg.devTemplates {
+		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true})
+	}
 	eng, err := engine.New(engine.Options{
-		Store: store, Templates: templates.All(bm), Sessions: bm, Browser: bm,
+		Store: store, Templates: tpls, Sessions: bm, Browser: bm,
 		Config: cfg.engine, Logger: log.With("component", "engine"),
 		Version: version, ProtocolVersions: mcp.ProtocolVersions(),
 	})
