@@ -97,7 +97,7 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Addr: addr, Token: token, AllowedOrigins: origins}))
+	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Token: token, AllowedOrigins: origins}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")

@@ -1,0 +1,141 @@
+package mcp
+
+import "github.com/browsertask/browsertask/engine"
+
+// The tools' schemas are written by hand (not reflected from Go types) so
+// they say exactly what the contract says: ranges, enums, nullability, and
+// output schemas that admit every shape a tool returns, including the error
+// object. Objects never set additionalProperties:false: fields are only ever
+// added (01-contract.md), and unknown argument fields are ignored.
+
+// object is a JSON Schema object with the given properties and required names.
+func object(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+// str is a string schema with a description.
+func str(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
+
+// integer is an integer schema with a description.
+func integer(desc string) map[string]any {
+	return map[string]any{"type": "integer", "description": desc}
+}
+
+// nullableInt is an integer-or-null schema (Unix ms that may be unset).
+func nullableInt(desc string) map[string]any {
+	return map[string]any{"type": []string{"integer", "null"}, "description": desc}
+}
+
+// withProps returns a copy of base with extra properties and required names.
+func withProps(base map[string]any, extra map[string]any, required ...string) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	props := map[string]any{}
+	for k, v := range base["properties"].(map[string]any) {
+		props[k] = v
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	out["properties"] = props
+	if base["required"] != nil || len(required) > 0 {
+		req, _ := base["required"].([]string)
+		out["required"] = append(append([]string(nil), req...), required...)
+	}
+	return out
+}
+
+// outputOf is a tool's outputSchema: a top-level object (some clients
+// require type "object" at the root) that is any of the success shapes or
+// the error object, since clients may validate structuredContent even on
+// isError results.
+func outputOf(success ...map[string]any) map[string]any {
+	alts := make([]any, 0, len(success)+1)
+	for _, s := range success {
+		alts = append(alts, s)
+	}
+	alts = append(alts, errorObjectSchema())
+	return map[string]any{"type": "object", "anyOf": alts}
+}
+
+// statusEnum lists the six run statuses.
+func statusEnum() []string {
+	out := make([]string, 0, len(engine.AllStatuses))
+	for _, s := range engine.AllStatuses {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// errorObjectSchema is the contract's error object.
+func errorObjectSchema() map[string]any {
+	codes := make([]string, 0, len(engine.AllErrorCodes))
+	for _, c := range engine.AllErrorCodes {
+		codes = append(codes, string(c))
+	}
+	return object(map[string]any{
+		"errorCode": map[string]any{"type": "string", "enum": codes, "description": "One of the 16 contract error codes."},
+		"message":   str("Human sentence naming the cause."),
+		"recovery":  str("What to do next."),
+		"details":   map[string]any{"type": "object", "description": "Optional machine-readable details (for example the offending field)."},
+	}, "errorCode", "message", "recovery")
+}
+
+// runSchema is the contract's Run object.
+func runSchema() map[string]any {
+	return object(map[string]any{
+		"runId":           str(`"run_" + UUID.`),
+		"templateId":      str("Template that runs."),
+		"templateVersion": integer("Template version that runs."),
+		"sessionId":       str("Browser session the run uses."),
+		"ownsSession":     map[string]any{"type": "boolean", "description": "True when the run created the session and closes it at the end."},
+		"status":          map[string]any{"type": "string", "enum": statusEnum()},
+		"mode":            str("The mode actually used: sync, async or auto."),
+		"progress": object(map[string]any{
+			"doneSteps":   integer("Steps finished."),
+			"totalSteps":  integer("Steps planned (0 when unknown)."),
+			"failedSteps": integer("Steps that failed."),
+			"message":     str("Latest progress message."),
+		}, "doneSteps", "totalSteps"),
+		"metrics": object(map[string]any{
+			"elapsedMs": integer("Running time so far, or total once terminal."),
+			"queuedMs":  integer("Time spent queued."),
+		}, "elapsedMs"),
+		"result":      map[string]any{"description": "The template's result; null unless succeeded or partial_success."},
+		"error":       map[string]any{"anyOf": []any{map[string]any{"type": "null"}, errorObjectSchema()}, "description": "Null unless failed or canceled."},
+		"artifactIds": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"createdAt":   integer("Unix ms."),
+		"updatedAt":   integer("Unix ms."),
+		"startedAt":   nullableInt("Unix ms, or null before the run starts."),
+		"finishedAt":  nullableInt("Unix ms, or null before the run ends."),
+		"expiresAt":   nullableInt("Unix ms after which the run may be forgotten."),
+	}, "runId", "templateId", "sessionId", "status", "progress", "metrics", "result", "error", "artifactIds", "createdAt", "updatedAt")
+}
+
+// runAnswerSchema is a terminal Run as run_task_template answers it in sync
+// mode, with the actual mode and the dedupe flag.
+func runAnswerSchema() map[string]any {
+	return withProps(runSchema(), map[string]any{
+		"mode":         map[string]any{"type": "string", "enum": []string{"sync"}},
+		"deduplicated": map[string]any{"type": "boolean"},
+	}, "mode", "deduplicated")
+}
+
+// asyncHandleSchema is run_task_template's async answer.
+func asyncHandleSchema() map[string]any {
+	return object(map[string]any{
+		"runId":        str("Poll it with get_task_run."),
+		"sessionId":    str("Browser session the run uses."),
+		"status":       map[string]any{"type": "string", "enum": statusEnum()},
+		"mode":         map[string]any{"type": "string", "enum": []string{"async"}},
+		"deduplicated": map[string]any{"type": "boolean", "description": "True when idempotencyKey matched an existing run."},
+	}, "runId", "sessionId", "status", "mode", "deduplicated")
+}

@@ -1,0 +1,137 @@
+// Package mcp exposes the engine as an MCP server: the seven v1 tools of the
+// frozen contract (01-contract.md §1.2), served over stdio and Streamable HTTP
+// by one server definition.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/browsertask/browsertask/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Engine is what the MCP layer needs from the domain. *engine.Engine
+// implements it; tests use a fake. Every method returns domain errors
+// (*engine.Error) that the tools turn into isError results.
+type Engine interface {
+	Submit(ctx context.Context, r engine.SubmitRequest) (*engine.SubmitResult, error)
+	Get(ctx context.Context, runID string) (*engine.Run, error)
+	List(ctx context.Context, q engine.ListQuery) (*engine.RunList, error)
+	Cancel(ctx context.Context, runID, reason string) (*engine.CancelResult, error)
+	Wait(ctx context.Context, runID string, onChange func(*engine.Run)) (*engine.Run, error)
+	ReadArtifact(ctx context.Context, artifactID string, offset, length int64) (*engine.ArtifactChunk, error)
+	Templates() []engine.TemplateInfo
+	Profile() engine.Profile
+}
+
+// The real engine must keep satisfying the interface.
+var _ Engine = (*engine.Engine)(nil)
+
+// ServerOptions configure NewServer.
+type ServerOptions struct {
+	// Version is the binary's version, reported in serverInfo.
+	Version string
+	// Logger receives the server's logs (stderr); nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is the browsertask MCP server: one SDK server carrying the seven
+// tools, reachable through ServeStdio and HTTPHandler. It is safe for
+// concurrent use by any number of sessions.
+type Server struct {
+	eng Engine
+	log *slog.Logger
+	sdk *sdk.Server
+}
+
+// serverName is the implementation name announced in initialize.
+const serverName = "browsertask"
+
+// instructions tell a model how the tools fit together.
+const instructions = "browsertask runs browser automation as durable runs. " +
+	"Call list_task_templates to see what can be run, run_task_template to start a run " +
+	"(mode auto answers with the finished run when it ends quickly, otherwise with a runId to poll), " +
+	"get_task_run to poll, cancel_task_run to stop, get_artifact to read large outputs in chunks, " +
+	"and get_runtime_profile for the limits."
+
+// supportedProtocolVersions are the MCP versions served. 2026-07-28 is left
+// out on purpose: there Tasks became an incompatible extension that this
+// server does not implement yet (02-mcp.md §2.1).
+var supportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// ProtocolVersions returns the MCP protocol versions the server negotiates,
+// newest first, for the runtime profile.
+func ProtocolVersions() []string {
+	return append([]string(nil), supportedProtocolVersions...)
+}
+
+// NewServer builds the MCP server around eng. It is the one function that
+// defines the server for every transport, so stdio and HTTP clients see the
+// same tools.
+func NewServer(eng Engine, opts ServerOptions) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := &Server{eng: eng, log: log}
+	s.sdk = sdk.NewServer(
+		&sdk.Implementation{Name: serverName, Title: "browsertask", Version: version},
+		&sdk.ServerOptions{
+			Instructions:              instructions,
+			Logger:                    log,
+			Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+			SupportedProtocolVersions: servedVersions(),
+		},
+	)
+	for _, t := range s.tools() {
+		s.addTool(t)
+	}
+	return s
+}
+
+// servedVersions intersects our list with what the SDK supports, so a
+// future SDK that drops an old version cannot make NewServer panic.
+func servedVersions() []string {
+	sdkVersions := map[string]bool{}
+	for _, v := range sdk.SupportedProtocolVersions() {
+		sdkVersions[v] = true
+	}
+	var out []string
+	for _, v := range supportedProtocolVersions {
+		if sdkVersions[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// tools lists the seven v1 tools in contract order.
+func (s *Server) tools() []toolDef {
+	return []toolDef{
+		s.listTaskTemplatesTool(),
+		s.runTaskTemplateTool(),
+		s.getTaskRunTool(),
+		s.listTaskRunsTool(),
+		s.cancelTaskRunTool(),
+		s.getArtifactTool(),
+		s.getRuntimeProfileTool(),
+	}
+}
+
+// toolDef is one tool: its metadata, hand-written schemas and handler. The
+// handler receives arguments already validated against input.
+type toolDef struct {
+	name        string
+	title       string
+	description string
+	annotations *sdk.ToolAnnotations
+	input       map[string]any
+	output      map[string]any
+	handle      func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) *sdk.CallToolResult
+}

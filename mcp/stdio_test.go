@@ -1,0 +1,126 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+)
+
+// stdioPeer drives ServeStdio with raw newline-delimited JSON, the way a
+// subprocess client would.
+type stdioPeer struct {
+	in    *io.PipeWriter
+	lines chan map[string]any
+	done  chan error
+}
+
+func startStdio(t *testing.T, f *fakeEngine) (*stdioPeer, context.CancelFunc) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	srv := NewServer(f, ServerOptions{Version: "test"})
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &stdioPeer{in: inW, lines: make(chan map[string]any, 16), done: make(chan error, 1)}
+	go func() { p.done <- srv.ServeStdio(ctx, inR, outW); outW.Close() }()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("stdout line is not JSON: %q", sc.Text())
+				continue
+			}
+			p.lines <- m
+		}
+		close(p.lines)
+	}()
+	return p, cancel
+}
+
+func (p *stdioPeer) send(t *testing.T, msg string) {
+	t.Helper()
+	if _, err := p.in.Write([]byte(msg + "\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *stdioPeer) next(t *testing.T) map[string]any {
+	t.Helper()
+	select {
+	case m, ok := <-p.lines:
+		if !ok {
+			t.Fatal("stdout closed")
+		}
+		return m
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message on stdout")
+	}
+	return nil
+}
+
+func TestStdioConcurrentRequestsAndShutdown(t *testing.T) {
+	f := newFakeEngine()
+	p, cancel := startStdio(t, f)
+	defer cancel()
+	// A client asking for the newer protocol is answered with 2025-11-25.
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	init := p.next(t)
+	if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-11-25" {
+		t.Fatalf("initialize answered %v", init)
+	}
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// A sync call that blocks...
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_task_template","arguments":{"templateId":"slow","options":{"mode":"sync"}}}}`)
+	eventually(t, 3*time.Second, "server waiting", func() bool { _, _, w := f.snapshot(); return w == 1 })
+	// ...does not stall another request.
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_task_run","arguments":{"runId":"run_0001"}}}`)
+	m := p.next(t)
+	if m["id"] != float64(3) {
+		t.Fatalf("want the answer to id 3 first, got %v", m)
+	}
+	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["status"] != "queued" {
+		t.Fatalf("get_task_run: %v", sc)
+	}
+	f.finish("run_0001")
+	m = p.next(t)
+	if m["id"] != float64(2) {
+		t.Fatalf("want the answer to id 2, got %v", m)
+	}
+	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["status"] != "succeeded" || sc["mode"] != "sync" {
+		t.Fatalf("sync answer: %v", sc)
+	}
+	// Arguments that are not an object: a JSON-RPC error, not a tool result.
+	p.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_task_run","arguments":"run_0001"}}`)
+	m = p.next(t)
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
+		t.Fatalf("non-object arguments: %v", m)
+	}
+	// Closing stdin ends the session cleanly.
+	p.in.Close()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("ServeStdio returned %v after EOF", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeStdio did not return after stdin closed")
+	}
+}
+
+func TestStdioStopsWhenContextEnds(t *testing.T) {
+	p, cancel := startStdio(t, newFakeEngine())
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	cancel()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("ServeStdio returned %v after cancel", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeStdio did not return after ctx ended")
+	}
+}

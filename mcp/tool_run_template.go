@@ -1,0 +1,151 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/browsertask/browsertask/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxTimeoutMs is the contract's upper bound of options.timeoutMs.
+const maxTimeoutMs = 600000
+
+// runTemplateArgs are run_task_template's arguments.
+type runTemplateArgs struct {
+	TemplateID string          `json:"templateId"`
+	SessionID  string          `json:"sessionId"`
+	Inputs     json.RawMessage `json:"inputs"`
+	Options    struct {
+		Mode           engine.Mode     `json:"mode"`
+		TimeoutMs      int64           `json:"timeoutMs"`
+		IdempotencyKey string          `json:"idempotencyKey"`
+		OutputSchema   json.RawMessage `json:"outputSchema"`
+	} `json:"options"`
+}
+
+func (s *Server) runTaskTemplateTool() toolDef {
+	openWorld := true
+	notDestructive := false
+	return toolDef{
+		name:  "run_task_template",
+		title: "Run a task template",
+		description: "Starts a run of a browser task template (see list_task_templates for ids and input schemas) " +
+			"and returns either the finished run or a handle to poll. " +
+			"templateId may pin a version as \"id@N\". inputs are checked against the template's inputSchema; " +
+			"unknown input fields are rejected. Without sessionId the run gets its own fresh browser session. " +
+			"options.mode: \"sync\" waits for the end and returns the full run (result or error); " +
+			"\"async\" returns at once {runId, sessionId, status, mode, deduplicated} - then poll get_task_run; " +
+			"\"auto\" (default) waits up to autoSyncBudgetMs (see get_runtime_profile, default 20 s) and answers " +
+			"like sync if the run finished, else like async. The answer's mode field says which happened. " +
+			"options.timeoutMs (1..600000; sync at most syncTimeoutMs) bounds the running phase; when it elapses " +
+			"the run fails with RUN_TIMEOUT. options.idempotencyKey (1..200 chars) makes a repeat submission " +
+			"within the run TTL return the same run with deduplicated=true. Cancelling this request while it " +
+			"waits cancels the run (unless it was deduplicated). Sends progress notifications when the request " +
+			"carries a progressToken. Errors: INVALID_PARAMETER, TEMPLATE_NOT_FOUND, TEMPLATE_VERSION_UNSUPPORTED, " +
+			"SESSION_NOT_FOUND, TRUST_LEVEL_NOT_ALLOWED; a finished run that failed is returned with isError " +
+			"true and its error object inside.",
+		annotations: &sdk.ToolAnnotations{OpenWorldHint: &openWorld, DestructiveHint: &notDestructive},
+		input: object(map[string]any{
+			"templateId": map[string]any{"type": "string", "minLength": 1,
+				"description": `Template id, optionally with a version: "batch_extract_pages" or "batch_extract_pages@1".`},
+			"sessionId": str("Optional: run inside this existing live browser session."),
+			"inputs":    map[string]any{"type": "object", "description": "Template inputs, validated against the template's inputSchema."},
+			"options": object(map[string]any{
+				"mode": map[string]any{"type": "string", "enum": []string{"sync", "async", "auto"}, "default": "auto",
+					"description": "sync: wait for the end; async: return at once; auto: wait up to autoSyncBudgetMs."},
+				"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": maxTimeoutMs,
+					"description": "Bound on the running phase in ms (queue time excluded). Default: syncTimeoutMs for sync, asyncTimeoutMs otherwise."},
+				"idempotencyKey": map[string]any{"type": "string", "minLength": 1, "maxLength": 200,
+					"description": "Deduplicates submissions of the same template within the run TTL."},
+				"outputSchema": map[string]any{"type": []string{"object", "boolean"},
+					"description": "JSON Schema for agent templates that declare they use it; other templates ignore it."},
+			}),
+		}, "templateId"),
+		output: outputOf(runAnswerSchema(), asyncHandleSchema()),
+		handle: s.runTaskTemplate,
+	}
+}
+
+// runTaskTemplate submits the run and answers in the requested mode.
+func (s *Server) runTaskTemplate(ctx context.Context, req *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+	var a runTemplateArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return errorResult(err)
+	}
+	mode := a.Options.Mode
+	if mode == "" {
+		mode = engine.ModeAuto
+	}
+	prof := s.eng.Profile()
+	if mode == engine.ModeSync && prof.SyncTimeoutMs > 0 && a.Options.TimeoutMs > prof.SyncTimeoutMs {
+		return errorResult(invalidField("options.timeoutMs",
+			"must be at most syncTimeoutMs (%d) in sync mode, got %d; use mode async for longer runs",
+			prof.SyncTimeoutMs, a.Options.TimeoutMs))
+	}
+	sub, err := s.eng.Submit(ctx, engine.SubmitRequest{
+		TemplateID:     a.TemplateID,
+		SessionID:      a.SessionID,
+		Inputs:         a.Inputs,
+		Mode:           mode,
+		TimeoutMs:      a.Options.TimeoutMs,
+		IdempotencyKey: a.Options.IdempotencyKey,
+	})
+	if err != nil {
+		return s.errorResultLogged("run_task_template", err)
+	}
+	switch mode {
+	case engine.ModeAsync:
+		return asyncAnswer(sub.Run, sub.Deduplicated)
+	case engine.ModeSync:
+		return s.waitAnswer(ctx, req, sub, 0)
+	default:
+		return s.waitAnswer(ctx, req, sub, autoBudget(prof))
+	}
+}
+
+// runAnswer is a Run as run_task_template returns it in sync mode: the
+// embedded Run's mode is shadowed by the mode actually used.
+type runAnswer struct {
+	*engine.Run
+	Mode         engine.Mode `json:"mode"`
+	Deduplicated bool        `json:"deduplicated"`
+}
+
+// asyncHandle is run_task_template's async answer.
+type asyncHandle struct {
+	RunID        string           `json:"runId"`
+	SessionID    string           `json:"sessionId"`
+	Status       engine.RunStatus `json:"status"`
+	Mode         engine.Mode      `json:"mode"`
+	Deduplicated bool             `json:"deduplicated"`
+}
+
+// syncAnswer is the full run with mode "sync". A run that ended failed or
+// canceled is an isError result (its error object is inside the run), which
+// is also what tasks/result will return for a task.
+func syncAnswer(run *engine.Run, dedup bool) *sdk.CallToolResult {
+	isError := run.Status == engine.StatusFailed || run.Status == engine.StatusCanceled
+	return jsonResult(runAnswer{Run: normalizeRun(run), Mode: engine.ModeSync, Deduplicated: dedup}, isError)
+}
+
+// asyncAnswer is the handle {runId, sessionId, status, mode:"async", deduplicated}.
+func asyncAnswer(run *engine.Run, dedup bool) *sdk.CallToolResult {
+	return jsonResult(asyncHandle{
+		RunID:        run.RunID,
+		SessionID:    run.SessionID,
+		Status:       run.Status,
+		Mode:         engine.ModeAsync,
+		Deduplicated: dedup,
+	}, false)
+}
+
+// normalizeRun returns a shallow copy of run whose list fields encode as []
+// rather than null, as the output schema promises.
+func normalizeRun(run *engine.Run) *engine.Run {
+	c := *run
+	if c.ArtifactIDs == nil {
+		c.ArtifactIDs = []string{}
+	}
+	return &c
+}

@@ -1,0 +1,212 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestToolsListHasSevenDescribedTools(t *testing.T) {
+	tc := newTestClient(t, newFakeEngine())
+	var names []string
+	for name, tool := range tc.tools {
+		names = append(names, name)
+		if len(tool.Description) < 100 {
+			t.Errorf("%s: description too short for a model: %q", name, tool.Description)
+		}
+		in, _ := json.Marshal(tool.InputSchema)
+		var inMap map[string]any
+		_ = json.Unmarshal(in, &inMap)
+		if inMap["type"] != "object" {
+			t.Errorf("%s: inputSchema type = %v", name, inMap["type"])
+		}
+		if _, ok := inMap["additionalProperties"]; ok {
+			t.Errorf("%s: inputSchema must not restrict additional properties (forward compatibility)", name)
+		}
+		out, _ := json.Marshal(tool.OutputSchema)
+		var outMap map[string]any
+		_ = json.Unmarshal(out, &outMap)
+		if outMap["type"] != "object" || outMap["anyOf"] == nil {
+			t.Errorf("%s: outputSchema must be an object with anyOf, got %s", name, out)
+		}
+		if !strings.Contains(string(out), "errorCode") {
+			t.Errorf("%s: outputSchema does not admit the error object", name)
+		}
+		if _, err := engine.CompileSchema(in); err != nil {
+			t.Errorf("%s: inputSchema: %v", name, err)
+		}
+		if _, err := engine.CompileSchema(out); err != nil {
+			t.Errorf("%s: outputSchema: %v", name, err)
+		}
+	}
+	sort.Strings(names)
+	want := []string{"cancel_task_run", "get_artifact", "get_runtime_profile", "get_task_run",
+		"list_task_runs", "list_task_templates", "run_task_template"}
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+	if v := tc.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Fatalf("negotiated protocol %q, want 2025-11-25 (2026-07-28 must not be offered)", v)
+	}
+}
+
+func TestArgumentProblemsAreInvalidParameterResults(t *testing.T) {
+	f := newFakeEngine()
+	tc := newTestClient(t, f)
+	ctx := context.Background()
+	run := func(opts map[string]any) map[string]any {
+		return map[string]any{"templateId": "instant", "options": opts}
+	}
+	cases := []struct {
+		name  string
+		tool  string
+		args  map[string]any
+		field string
+	}{
+		{"mode fast", "run_task_template", run(map[string]any{"mode": "fast"}), "options.mode"},
+		{"timeout 0", "run_task_template", run(map[string]any{"timeoutMs": 0}), "options.timeoutMs"},
+		{"timeout 600001", "run_task_template", run(map[string]any{"timeoutMs": 600001}), "options.timeoutMs"},
+		{"timeout abc", "run_task_template", run(map[string]any{"timeoutMs": "abc"}), "options.timeoutMs"},
+		{"timeout fraction", "run_task_template", run(map[string]any{"timeoutMs": 1.5}), "options.timeoutMs"},
+		{"sync above syncTimeoutMs", "run_task_template", run(map[string]any{"mode": "sync", "timeoutMs": 300001}), "options.timeoutMs"},
+		{"key too long", "run_task_template", run(map[string]any{"idempotencyKey": strings.Repeat("k", 201)}), "options.idempotencyKey"},
+		{"missing templateId", "run_task_template", map[string]any{"inputs": map[string]any{}}, "templateId"},
+		{"inputs not object", "run_task_template", map[string]any{"templateId": "instant", "inputs": []any{1}}, "inputs"},
+		{"limit 0", "list_task_runs", map[string]any{"limit": 0}, "limit"},
+		{"limit 1001", "list_task_runs", map[string]any{"limit": 1001}, "limit"},
+		{"offset -1", "list_task_runs", map[string]any{"offset": -1}, "offset"},
+		{"status bogus", "list_task_runs", map[string]any{"status": "bogus"}, "status"},
+		{"length 0", "get_artifact", map[string]any{"artifactId": "art_1", "length": 0}, "length"},
+		{"offset -1 artifact", "get_artifact", map[string]any{"artifactId": "art_1", "offset": -1}, "offset"},
+		{"missing runId", "get_task_run", map[string]any{}, "runId"},
+		{"runId number", "cancel_task_run", map[string]any{"runId": 7}, "runId"},
+		{"includeSchemas string", "list_task_templates", map[string]any{"includeSchemas": "yes"}, "includeSchemas"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, sc := tc.call(t, ctx, c.tool, c.args)
+			msg := wantError(t, res, sc, engine.InvalidParameter)
+			if !strings.HasPrefix(msg, c.field+" ") {
+				t.Fatalf("message %q does not start with the field %s", msg, c.field)
+			}
+			if d, _ := sc["details"].(map[string]any); d["field"] != c.field {
+				t.Fatalf("details.field = %v, want %s", d["field"], c.field)
+			}
+		})
+	}
+	res, sc := tc.call(t, ctx, "run_task_template", run(map[string]any{"timeoutMs": 0}))
+	if msg := wantError(t, res, sc, engine.InvalidParameter); msg != "options.timeoutMs must be an integer in 1..600000, got 0" {
+		t.Fatalf("message = %q", msg)
+	}
+	if n, _, _ := f.snapshot(); n != 0 {
+		t.Fatalf("invalid run_task_template calls reached Submit %d times", n)
+	}
+}
+
+func TestUnknownFieldsIgnoredButUnknownInputsRejected(t *testing.T) {
+	f := newFakeEngine()
+	tc := newTestClient(t, f)
+	ctx := context.Background()
+	res, sc := tc.call(t, ctx, "run_task_template", map[string]any{
+		"templateId": "instant", "futureField": 1, "options": map[string]any{"mode": "sync", "futureOption": true},
+	})
+	if res.IsError || sc["status"] != "succeeded" || sc["mode"] != "sync" {
+		t.Fatalf("unknown top-level/options fields must be ignored, got %v", sc)
+	}
+	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{
+		"templateId": "instant", "inputs": map[string]any{"urlz": []string{"x"}},
+	})
+	if msg := wantError(t, res, sc, engine.InvalidParameter); !strings.Contains(msg, "inputs.urlz") {
+		t.Fatalf("message %q does not name inputs.urlz", msg)
+	}
+}
+
+func TestProtocolProblemsAreJSONRPCErrors(t *testing.T) {
+	tc := newTestClient(t, newFakeEngine())
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		args any
+	}{{"no_such_tool", map[string]any{}}, {"get_task_run", "run_1"}, {"get_task_run", []any{1}}} {
+		_, err := tc.cs.CallTool(ctx, &sdk.CallToolParams{Name: c.name, Arguments: c.args})
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+			t.Fatalf("%s(%v): want JSON-RPC -32602, got %v", c.name, c.args, err)
+		}
+	}
+}
+
+func TestDomainErrorsAndMalformedIDs(t *testing.T) {
+	tc := newTestClient(t, newFakeEngine())
+	ctx := context.Background()
+	res, sc := tc.call(t, ctx, "get_task_run", map[string]any{"runId": "run_nope"})
+	wantError(t, res, sc, engine.RunNotFound)
+	res, sc = tc.call(t, ctx, "cancel_task_run", map[string]any{"runId": "nope"})
+	wantError(t, res, sc, engine.RunNotFound)
+	res, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": "art_nope"})
+	wantError(t, res, sc, engine.ArtifactNotFound)
+	res, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": "art_1", "offset": 99})
+	wantError(t, res, sc, engine.InvalidParameter)
+	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "nope"})
+	wantError(t, res, sc, engine.TemplateNotFound)
+}
+
+func TestReadToolsAnswerTheEngine(t *testing.T) {
+	f := newFakeEngine()
+	tc := newTestClient(t, f)
+	ctx := context.Background()
+
+	_, sc := tc.call(t, ctx, "list_task_templates", nil)
+	tpls := sc["templates"].([]any)
+	if len(tpls) != 1 || tpls[0].(map[string]any)["inputSchema"] == nil {
+		t.Fatalf("templates with schemas: %v", sc)
+	}
+	_, sc = tc.call(t, ctx, "list_task_templates", map[string]any{"includeSchemas": false})
+	if tpl := sc["templates"].([]any)[0].(map[string]any); tpl["inputSchema"] != nil || tpl["templateId"] != "instant" {
+		t.Fatalf("includeSchemas=false: %v", tpl)
+	}
+
+	_, sc = tc.call(t, ctx, "get_runtime_profile", map[string]any{})
+	for _, k := range []string{"maxConcurrentRuns", "maxUrls", "maxTabsPerSession", "syncTimeoutMs", "asyncTimeoutMs",
+		"artifactMaxChunkSize", "artifactTtlMs", "runTtlMs", "supportedModes", "trustLevel", "isRemote", "protocolVersions"} {
+		if _, ok := sc[k]; !ok {
+			t.Errorf("profile lacks %s", k)
+		}
+	}
+	if pv := sc["protocolVersions"].([]any); pv[0] != "2025-11-25" {
+		t.Errorf("protocolVersions = %v", pv)
+	}
+
+	_, run := tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "instant", "options": map[string]any{"mode": "async"}})
+	id := run["runId"].(string)
+	res, sc := tc.call(t, ctx, "get_task_run", map[string]any{"runId": id})
+	if res.IsError || sc["status"] != "succeeded" || sc["runId"] != id {
+		t.Fatalf("get_task_run: %v", sc)
+	}
+	_, sc = tc.call(t, ctx, "cancel_task_run", map[string]any{"runId": id})
+	if sc["success"] != false || sc["status"] != "succeeded" || sc["reason"] == nil {
+		t.Fatalf("cancel of a terminal run: %v", sc)
+	}
+	_, sc = tc.call(t, ctx, "list_task_runs", map[string]any{})
+	if sc["total"] != float64(1) || sc["limit"] != float64(50) || sc["offset"] != float64(0) {
+		t.Fatalf("list_task_runs: %v", sc)
+	}
+	_, sc = tc.call(t, ctx, "list_task_runs", map[string]any{"status": "queued", "limit": 1000, "offset": 3})
+	f.mu.Lock()
+	last := f.lists[len(f.lists)-1]
+	f.mu.Unlock()
+	if last != (engine.ListQuery{Status: "queued", Limit: 1000, Offset: 3}) || sc["total"] != float64(0) {
+		t.Fatalf("list query passed as %+v, answer %v", last, sc)
+	}
+	_, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": "art_1", "offset": 6})
+	if sc["data"] != "world" || sc["complete"] != true || sc["length"] != float64(5) {
+		t.Fatalf("get_artifact: %v", sc)
+	}
+}
