@@ -38,6 +38,12 @@ type ListQuery struct {
 	SessionID  string
 	Limit      int
 	Offset     int
+	// BeforeCreatedAt and BeforeRunID, when BeforeRunID is set, select only
+	// runs strictly after that position in the list order (createdAt desc,
+	// runId desc): keyset paging that neither repeats nor skips runs while new
+	// ones are created.
+	BeforeCreatedAt int64
+	BeforeRunID     string
 }
 
 // Options wire an Engine.

@@ -443,3 +443,51 @@ func TestNoGoroutineLeak(t *testing.T) {
 		t.Fatalf("goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+func TestListKeysetPaging(t *testing.T) {
+	h := newHarness(t, engine.Config{MaxConcurrentRuns: 1}, "")
+	want := map[string]bool{}
+	for i := 0; i < 23; i++ {
+		want[h.submit(`{"ms":1}`).RunID] = true
+	}
+	seen := map[string]bool{}
+	q := engine.ListQuery{TemplateID: "test_sleep", Limit: 5}
+	for pages := 0; ; pages++ {
+		if pages > 10 {
+			t.Fatal("too many pages")
+		}
+		l, err := h.eng.List(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantTotal := 23 + min(pages, 2) - min(pages, 1); l.Total != wantTotal {
+			t.Fatalf("page %d: total %d, want %d", pages, l.Total, wantTotal)
+		}
+		// A run created while paging must not shift the pages.
+		if pages == 1 {
+			h.submit(`{"ms":1}`)
+		}
+		for i, r := range l.Runs {
+			if seen[r.RunID] {
+				t.Fatalf("duplicate %s", r.RunID)
+			}
+			seen[r.RunID] = true
+			if i > 0 && (r.CreatedAt > l.Runs[i-1].CreatedAt) {
+				t.Fatal("not newest first")
+			}
+		}
+		if len(l.Runs) < 5 {
+			break
+		}
+		last := l.Runs[len(l.Runs)-1]
+		q.BeforeCreatedAt, q.BeforeRunID = last.CreatedAt, last.RunID
+	}
+	if len(seen) != 23 {
+		t.Fatalf("saw %d runs, want 23", len(seen))
+	}
+	for id := range want {
+		if !seen[id] {
+			t.Fatalf("missed %s", id)
+		}
+	}
+}

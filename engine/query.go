@@ -58,6 +58,7 @@ func (e *Engine) list(ctx context.Context, q ListQuery) (*RunList, error) {
 	runs, total, err := e.store.ListRuns(ctx, RunFilter{
 		Status: RunStatus(q.Status), TemplateID: q.TemplateID, SessionID: q.SessionID,
 		Limit: q.Limit, Offset: q.Offset, Now: now,
+		BeforeCreatedAt: q.BeforeCreatedAt, BeforeRunID: q.BeforeRunID,
 	})
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "list runs: %v", err)

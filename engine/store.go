@@ -120,6 +120,11 @@ type RunFilter struct {
 	Limit      int
 	Offset     int
 	Now        int64
+	// BeforeCreatedAt/BeforeRunID (when BeforeRunID != "") keep only runs
+	// with (created_at, id) < (BeforeCreatedAt, BeforeRunID); total still
+	// counts every run matching the other filters.
+	BeforeCreatedAt int64
+	BeforeRunID     string
 }
 
 // Claim parameters for ClaimRuns.

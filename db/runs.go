@@ -1,0 +1,139 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// CreateRun inserts run as queued and appends its "created" event. With idem
+// set, the key is claimed in the same transaction; when a live entry holds it
+// nothing is inserted and the holder's run is returned with deduplicated =
+// true. The returned run is read back as stored. Errors: a wrapped SQLite
+// error (ErrConflict for a duplicate run id).
+func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.IdempotencyClaim) (*engine.Run, bool, error) {
+	var (
+		stored *engine.Run
+		dedup  bool
+	)
+	err := d.write(ctx, func(tx *sql.Tx) error {
+		if idem != nil {
+			holder, held, err := claimIdempotencyKey(ctx, tx, idem, run.RunID)
+			if err != nil {
+				return err
+			}
+			if held {
+				stored, err = getRun(ctx, tx, holder)
+				dedup = true
+				return err
+			}
+		}
+		if err := insertRun(ctx, tx, run, idem); err != nil {
+			return err
+		}
+		if err := appendJSONEvent(ctx, tx, run.RunID, eventCreated,
+			statusEvent{Status: engine.StatusQueued}, run.CreatedAt); err != nil {
+			return err
+		}
+		var err error
+		stored, err = getRun(ctx, tx, run.RunID)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, dedup, nil
+}
+
+// insertRun writes every column of a new queued run.
+func insertRun(ctx context.Context, tx *sql.Tx, r *engine.Run, idem *engine.IdempotencyClaim) error {
+	errJSON, err := encodeError(r.Error)
+	if err != nil {
+		return err
+	}
+	key := r.IdempotencyKey
+	if key == "" && idem != nil {
+		key = idem.Key
+	}
+	updated := r.UpdatedAt
+	if updated == 0 {
+		updated = r.CreatedAt
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, template_id, template_version, session_id,
+		owns_session, status, mode, progress_done, progress_total, progress_failed, progress_message,
+		result, error, inputs, timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at,
+		attempt, idempotency_key, cancel_reason, created_at, updated_at, started_at, finished_at,
+		expires_at)
+		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?)`,
+		r.RunID, r.TemplateID, r.TemplateVersion, r.SessionID, boolInt(r.OwnsSession), string(r.Mode),
+		r.Progress.DoneSteps, r.Progress.TotalSteps, r.Progress.FailedSteps, r.Progress.Message,
+		nullJSON(r.Result), errJSON, nullJSON(r.Inputs), r.TimeoutMs, r.TTLMs, r.SessionOwnerID,
+		r.Attempt, key, r.CancelReason, r.CreatedAt, updated, r.ExpiresAt)
+	if err != nil {
+		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
+	}
+	return nil
+}
+
+// GetRun returns the run, expired or not (the engine checks expiry).
+// Errors: ErrNotFound.
+func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
+	var r *engine.Run
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		r, err = getRun(ctx, tx, runID)
+		return err
+	})
+	return r, err
+}
+
+// ListRuns returns one page of runs newest first (createdAt, then runId,
+// descending) and the number of runs matching the filter. Terminal runs with
+// expires_at <= f.Now are left out. Limit <= 0 means no limit.
+func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
+	where := []string{`NOT (status IN ` + terminalSQL + ` AND expires_at <= ?)`}
+	args := []any{f.Now}
+	if f.Status != "" {
+		where = append(where, `status = ?`)
+		args = append(args, string(f.Status))
+	}
+	if f.TemplateID != "" {
+		where = append(where, `template_id = ?`)
+		args = append(args, f.TemplateID)
+	}
+	if f.SessionID != "" {
+		where = append(where, `session_id = ?`)
+		args = append(args, f.SessionID)
+	}
+	cond := strings.Join(where, ` AND `)
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	offset := max(f.Offset, 0)
+	var (
+		runs  []*engine.Run
+		total int
+	)
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+cond, args...).Scan(&total); err != nil {
+			return fmt.Errorf("db: count runs: %w", err)
+		}
+		pageCond, pageArgs := cond, append([]any(nil), args...)
+		if f.BeforeRunID != "" {
+			pageCond += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+			pageArgs = append(pageArgs, f.BeforeCreatedAt, f.BeforeCreatedAt, f.BeforeRunID)
+		}
+		var err error
+		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs WHERE `+pageCond+
+			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(pageArgs, limit, offset)...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return runs, total, nil
+}

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// URLPolicy says which URLs a run may navigate to (spec 03 §3.3).
+type URLPolicy struct {
+	// AllowFileURLs permits file: URLs (only with trust level "local").
+	AllowFileURLs bool
+	// TrustLevel is "local" (default when empty) or "restricted"; restricted
+	// refuses loopback, private and link-local targets.
+	TrustLevel string
+	// DenyHosts are host:port pairs that are never navigable: the daemon's
+	// own listener, so a page cannot drive our API.
+	DenyHosts []string
+	// Resolve looks up a hostname's addresses for the restricted check; nil
+	// uses the system resolver with a 2 s timeout.
+	Resolve func(host string) ([]netip.Addr, error)
+}
+
+// maxURLInMessage bounds how much of a URL an error message repeats.
+const maxURLInMessage = 200
+
+// CheckURL reports whether raw may be navigated to under p. It returns nil,
+// an INVALID_PARAMETER *Error (unparsable URL, a scheme other than http and
+// https, file: without --allow-file-urls, the daemon's own address) or a
+// TRUST_LEVEL_NOT_ALLOWED *Error (trust "restricted" and a loopback, private
+// or link-local target, or file: under restricted trust). Messages name the
+// URL and the fix; details carry {"url"}.
+func CheckURL(raw string, p URLPolicy) *Error {
+	shown := raw
+	if len(shown) > maxURLInMessage {
+		shown = shown[:maxURLInMessage] + "…"
+	}
+	bad := func(code ErrorCode, format string, args ...any) *Error {
+		return Errorf(code, format, args...).WithDetails(map[string]any{"url": shown})
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return bad(InvalidParameter, "%q is not a valid URL; give an absolute http:// or https:// URL", shown)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	restricted := strings.EqualFold(p.TrustLevel, "restricted")
+	switch scheme {
+	case "http", "https":
+	case "file":
+		if !p.AllowFileURLs {
+			return bad(InvalidParameter, "%q: file: URLs are disabled; start the server with --allow-file-urls (trust level local) or use an http(s) URL", shown)
+		}
+		if restricted {
+			return bad(TrustLevelNotAllowed, "%q: file: URLs need trust level local; this server runs restricted", shown)
+		}
+		return nil
+	case "":
+		return bad(InvalidParameter, "%q is not an absolute URL; give an absolute http:// or https:// URL", shown)
+	default:
+		return bad(InvalidParameter, "%q: the %s: scheme is not allowed; only http:// and https:// URLs can be opened", shown, scheme)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return bad(InvalidParameter, "%q has no host; give an absolute http:// or https:// URL", shown)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	addr, isIP := parseHostIP(host)
+	for _, d := range p.DenyHosts {
+		if deniedHost(d, host, port, addr, isIP) {
+			return bad(InvalidParameter, "%q points at this server's own address %s, which is never navigable; use another URL", shown, d)
+		}
+	}
+	if !restricted {
+		return nil
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return bad(TrustLevelNotAllowed, "%q targets localhost, which trust level restricted refuses; use a public URL or run the server with trust level local", shown)
+	}
+	if isIP {
+		if internalAddr(addr) {
+			return bad(TrustLevelNotAllowed, "%q targets the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, addr)
+		}
+		return nil
+	}
+	resolve := p.Resolve
+	if resolve == nil {
+		resolve = systemResolve
+	}
+	addrs, err := resolve(host)
+	if err != nil {
+		// Unresolvable now: the browser will fail to load it; the
+		// in-browser check still guards the real request.
+		return nil
+	}
+	for _, a := range addrs {
+		if internalAddr(a) {
+			return bad(TrustLevelNotAllowed, "%q resolves to the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, a)
+		}
+	}
+	return nil
+}
+
+// systemResolve resolves with the system resolver, bounded to 2 s.
+func systemResolve(host string) ([]netip.Addr, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// internalAddr reports loopback, private, link-local and unspecified
+// addresses (IPv4-mapped IPv6 included).
+func internalAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsUnspecified()
+}
+
+// deniedHost reports whether host:port is the deny entry d. A wildcard
+// listener (0.0.0.0, [::] or an empty host) is reachable through every
+// loopback name, so those match any loopback or unspecified target too.
+func deniedHost(d, host, port string, addr netip.Addr, isIP bool) bool {
+	dh, dp, err := net.SplitHostPort(d)
+	if err != nil || dp != port {
+		return false
+	}
+	dh = strings.TrimSuffix(strings.ToLower(dh), ".")
+	if dh == host {
+		return true
+	}
+	local := host == "localhost" || (isIP && (addr.Unmap().IsLoopback() || addr.IsUnspecified()))
+	if da, err := netip.ParseAddr(dh); err == nil {
+		if isIP && da.Unmap() == addr.Unmap() {
+			return true
+		}
+		return local && (da.Unmap().IsLoopback() || da.IsUnspecified())
+	}
+	return local && (dh == "" || dh == "localhost")
+}
+
+// parseHostIP parses a URL host as an IP address the way browsers do,
+// including the IPv4 forms WHATWG URL parsing accepts (2130706433,
+// 0x7f.1, 0177.0.0.1), so such spellings cannot slip past the checks.
+func parseHostIP(host string) (netip.Addr, bool) {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a, true
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	nums := make([]uint64, len(parts))
+	for i, s := range parts {
+		n, ok := parseIPv4Part(s)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return netip.Addr{}, false
+	}
+	v |= last
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// parseIPv4Part parses one dotted part in decimal, octal (leading 0) or
+// hexadecimal (0x).
+func parseIPv4Part(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	base := 10
+	switch {
+	case len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X"):
+		s, base = s[2:], 16
+		if s == "" {
+			return 0, true
+		}
+	case len(s) > 1 && s[0] == '0':
+		s, base = s[1:], 8
+	}
+	n, err := strconv.ParseUint(s, base, 32)
+	return n, err == nil
+}
