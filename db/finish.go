@@ -1,0 +1,101 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// FinishRun writes a terminal state for a run held by f.OwnerID. The write is
+// a compare-and-set on status running and owner, so a late finish after a
+// cancel or a recovery changes nothing. It sets finished_at and expires_at =
+// max(created_at + ttl_ms, now + f.RunTTLMs) and appends a "status" event.
+// Errors: ErrNotFound, ErrConflict (CAS failed), or an error for a
+// non-terminal f.Status.
+func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
+	if !f.Status.Terminal() {
+		return fmt.Errorf("db: finish run %s: status %q is not terminal", f.RunID, f.Status)
+	}
+	errJSON, err := encodeError(f.Error)
+	if err != nil {
+		return err
+	}
+	return d.write(ctx, func(tx *sql.Tx) error {
+		var attempt int
+		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = :status, result = :result, error = :error,
+				lease_expires_at = 0, finished_at = :now, updated_at = :now,
+				expires_at = MAX(created_at + ttl_ms, :now + :ttl)
+			WHERE id = :id AND status = 'running' AND owner_id = :owner RETURNING attempt`,
+			sql.Named("status", string(f.Status)), sql.Named("result", nullJSON(f.Result)),
+			sql.Named("error", errJSON), sql.Named("now", f.Now), sql.Named("ttl", f.RunTTLMs),
+			sql.Named("id", f.RunID), sql.Named("owner", f.OwnerID)).Scan(&attempt)
+		if err != nil {
+			return casError(ctx, tx, f.RunID, err)
+		}
+		return appendJSONEvent(ctx, tx, f.RunID, eventStatus, statusEvent{Status: f.Status, Attempt: attempt}, f.Now)
+	})
+}
+
+// CancelRun moves a queued or running run to canceled with e as its error,
+// records reason and the cancel_requested flag, sets finished_at and
+// expires_at as FinishRun does, appends a "status" event and returns the run
+// as stored. A run already terminal is returned unchanged with changed =
+// false. The owner notices through its context or its next Heartbeat.
+// Errors: ErrNotFound.
+func (d *DB) CancelRun(ctx context.Context, runID, reason string, e *engine.Error, now, runTTLMs int64) (*engine.Run, bool, error) {
+	errJSON, err := encodeError(e)
+	if err != nil {
+		return nil, false, err
+	}
+	var (
+		run     *engine.Run
+		changed bool
+	)
+	err = d.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'canceled', error = :error,
+				cancel_reason = :reason, cancel_requested = 1, lease_expires_at = 0,
+				finished_at = :now, updated_at = :now, expires_at = MAX(created_at + ttl_ms, :now + :ttl)
+			WHERE id = :id AND status IN ('queued', 'running')`,
+			sql.Named("error", errJSON), sql.Named("reason", reason), sql.Named("now", now),
+			sql.Named("ttl", runTTLMs), sql.Named("id", runID))
+		if err != nil {
+			return fmt.Errorf("db: cancel run: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("db: cancel run: %w", err)
+		}
+		if changed = n == 1; changed {
+			if err := appendJSONEvent(ctx, tx, runID, eventStatus,
+				statusEvent{Status: engine.StatusCanceled}, now); err != nil {
+				return err
+			}
+		}
+		run, err = getRun(ctx, tx, runID)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return run, changed, nil
+}
+
+// casError explains a compare-and-set write that matched no row: the run is
+// missing (ErrNotFound) or in another state (ErrConflict). Any error other
+// than sql.ErrNoRows is wrapped as is.
+func casError(ctx context.Context, tx *sql.Tx, runID string, err error) error {
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("db: update run %s: %w", runID, err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = ?`, runID).Scan(&n); err != nil {
+		return fmt.Errorf("db: update run %s: %w", runID, err)
+	}
+	if n == 0 {
+		return engine.ErrNotFound
+	}
+	return engine.ErrConflict
+}

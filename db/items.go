@@ -1,0 +1,95 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// SaveProgress updates the progress of a run held by ownerID (compare-and-set
+// on status running and owner) and its updated_at. It appends no event; the
+// engine appends throttled "progress" events itself. Errors: ErrNotFound,
+// ErrConflict.
+func (d *DB) SaveProgress(ctx context.Context, runID, ownerID string, p engine.Progress, now int64) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		return saveProgress(ctx, tx, runID, ownerID, p, now)
+	})
+}
+
+// saveProgress is SaveProgress inside the caller's transaction.
+func saveProgress(ctx context.Context, tx *sql.Tx, runID, ownerID string, p engine.Progress, now int64) error {
+	var id string
+	err := tx.QueryRowContext(ctx, `UPDATE runs SET progress_done = ?, progress_total = ?,
+			progress_failed = ?, progress_message = ?, updated_at = ?
+		WHERE id = ? AND status = 'running' AND owner_id = ? RETURNING id`,
+		p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, ownerID).Scan(&id)
+	if err != nil {
+		return casError(ctx, tx, runID, err)
+	}
+	return nil
+}
+
+// itemEvent is the data of an "item" event.
+type itemEvent struct {
+	Index  int    `json:"index"`
+	Key    string `json:"key"`
+	Status string `json:"status"`
+}
+
+// SaveItem upserts an item checkpoint (by index) and the run's progress in
+// one transaction, with the same compare-and-set as SaveProgress, and appends
+// an "item" event: either the checkpoint and its progress are both stored or
+// neither is. Errors: ErrNotFound, ErrConflict (the run is no longer ours).
+func (d *DB) SaveItem(ctx context.Context, runID, ownerID string, it engine.Item, p engine.Progress, now int64) error {
+	errJSON, err := encodeError(it.Error)
+	if err != nil {
+		return err
+	}
+	return d.write(ctx, func(tx *sql.Tx) error {
+		if err := saveProgress(ctx, tx, runID, ownerID, p, now); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO run_items (run_id, idx, key, status, output, error)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, idx) DO UPDATE SET key = excluded.key, status = excluded.status,
+				output = excluded.output, error = excluded.error`,
+			runID, it.Index, it.Key, it.Status, nullJSON(it.Output), errJSON)
+		if err != nil {
+			return fmt.Errorf("db: save item: %w", err)
+		}
+		return appendJSONEvent(ctx, tx, runID, eventItem,
+			itemEvent{Index: it.Index, Key: it.Key, Status: it.Status}, now)
+	})
+}
+
+// ListItems returns a run's item checkpoints ordered by index (empty for an
+// unknown run).
+func (d *DB) ListItems(ctx context.Context, runID string) ([]engine.Item, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT idx, key, status, output, error FROM run_items
+		WHERE run_id = ? ORDER BY idx`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("db: list items: %w", err)
+	}
+	defer rows.Close()
+	items := []engine.Item{}
+	for rows.Next() {
+		var (
+			it              engine.Item
+			output, errJSON sql.NullString
+		)
+		if err := rows.Scan(&it.Index, &it.Key, &it.Status, &output, &errJSON); err != nil {
+			return nil, fmt.Errorf("db: list items: %w", err)
+		}
+		it.Output = rawOrNil(output)
+		if it.Error, err = decodeError(errJSON); err != nil {
+			return nil, fmt.Errorf("db: item %d of run %s: %w", it.Index, runID, err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: list items: %w", err)
+	}
+	return items, nil
+}

@@ -1,0 +1,74 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// GetSession returns a live (not closed) browser session row; the caller
+// checks expires_at against its clock. Errors: ErrNotFound for an unknown or
+// closed session.
+func (d *DB) GetSession(ctx context.Context, sessionID string) (*engine.Session, error) {
+	var (
+		s      engine.Session
+		closed sql.NullInt64
+	)
+	err := d.r.QueryRowContext(ctx, `SELECT id, owner_id, created_at, last_used_at, expires_at, closed_at
+		FROM sessions WHERE id = ? AND closed_at IS NULL`, sessionID).
+		Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt, &closed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engine.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("db: get session: %w", err)
+	}
+	if closed.Valid {
+		v := closed.Int64
+		s.ClosedAt = &v
+	}
+	return &s, nil
+}
+
+// PutSession inserts or replaces a session row. It is not part of
+// engine.Store yet: the browser session manager records the sessions it opens
+// so other processes can route session-bound runs to their owner.
+func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		var closed any
+		if s.ClosedAt != nil {
+			closed = *s.ClosedAt
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, owner_id, created_at, last_used_at, expires_at, closed_at)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, created_at = excluded.created_at,
+				last_used_at = excluded.last_used_at, expires_at = excluded.expires_at,
+				closed_at = excluded.closed_at`,
+			s.ID, s.OwnerID, s.CreatedAt, s.LastUsedAt, s.ExpiresAt, closed)
+		if err != nil {
+			return fmt.Errorf("db: put session: %w", err)
+		}
+		return nil
+	})
+}
+
+// CloseSession marks a session closed at now (idempotent for a closed one).
+// Errors: ErrNotFound.
+func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET closed_at = COALESCE(closed_at, ?) WHERE id = ?`,
+			now, sessionID)
+		if err != nil {
+			return fmt.Errorf("db: close session: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("db: close session: %w", err)
+		} else if n == 0 {
+			return engine.ErrNotFound
+		}
+		return nil
+	})
+}

@@ -1,0 +1,31 @@
+package db
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// mapConstraint turns a primary-key or unique violation (a row with that id
+// already exists) into engine.ErrConflict, keeping the SQLite error as
+// context. Other errors are returned unchanged.
+func mapConstraint(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+		return fmt.Errorf("%w: %w", engine.ErrConflict, err)
+	}
+	return err
+}
+
+// isBusy reports whether err is SQLITE_BUSY (any extended form).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
