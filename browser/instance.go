@@ -1,0 +1,185 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// instance is one browser the Manager drives: a Chromium it launches itself
+// (spec is a binary path, or "" to look one up) or a remote CDP endpoint
+// (spec starts with ws://, wss://, http:// or https://).
+type instance struct {
+	spec    string
+	remote  bool
+	headed  bool
+	tempDir string
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	gen     int // incremented on every (re)launch or reconnect
+	b       *rod.Browser
+	cancel  context.CancelFunc // ends the CDP connection
+	proc    *process           // nil for remote endpoints
+	product string
+	lastErr error
+}
+
+// isRemoteSpec reports whether a --browser value names a CDP endpoint.
+func isRemoteSpec(s string) bool {
+	for _, p := range []string{"ws://", "wss://", "http://", "https://"} {
+		if strings.HasPrefix(strings.ToLower(s), p) {
+			return true
+		}
+	}
+	return false
+}
+
+// browser returns the connected browser and its generation, launching or
+// connecting on first use and again after the browser died.
+func (in *instance) browser(ctx context.Context) (*rod.Browser, int, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.b != nil && in.healthyLocked(ctx) {
+		return in.b, in.gen, nil
+	}
+	if in.b != nil {
+		in.log.Warn("browser is gone; relaunching", "browser", in.describeSpec())
+		in.shutdownLocked()
+	}
+	if err := in.startLocked(ctx); err != nil {
+		in.lastErr = err
+		return nil, 0, err
+	}
+	in.lastErr = nil
+	in.gen++
+	return in.b, in.gen, nil
+}
+
+// healthyLocked reports whether the current browser still answers. A local
+// process is checked without a round trip; a remote one gets a short ping.
+func (in *instance) healthyLocked(ctx context.Context) bool {
+	if in.proc != nil {
+		return in.proc.alive()
+	}
+	c, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err := proto.BrowserGetVersion{}.Call(in.b.Context(c))
+	return err == nil || ctx.Err() != nil
+}
+
+// alive reports, without a round trip, whether generation gen is current and
+// its process (for local browsers) is still running.
+func (in *instance) alive(gen int) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.b == nil || in.gen != gen {
+		return false
+	}
+	return in.proc == nil || in.proc.alive()
+}
+
+// startLocked launches or connects.
+func (in *instance) startLocked(ctx context.Context) error {
+	wsURL := in.spec
+	var proc *process
+	if in.remote {
+		if !strings.HasPrefix(wsURL, "ws") {
+			u, err := launcher.ResolveURL(wsURL)
+			if err != nil {
+				return fmt.Errorf("resolve browser endpoint %s: %w", in.spec, err)
+			}
+			wsURL = u
+		}
+	} else {
+		bin := in.spec
+		if bin == "" {
+			var err error
+			if bin, err = findBinary(); err != nil {
+				return err
+			}
+		}
+		p, err := startProcess(ctx, bin, in.tempDir, in.headed, in.log)
+		if err != nil {
+			return fmt.Errorf("launch browser %s: %w", bin, err)
+		}
+		proc, wsURL = p, p.wsURL
+	}
+	connCtx, cancel := context.WithCancel(context.Background())
+	b := rod.New().ControlURL(wsURL).Context(connCtx).NoDefaultDevice()
+	if err := connectBounded(ctx, b); err != nil {
+		cancel()
+		if proc != nil {
+			proc.kill()
+		}
+		return fmt.Errorf("connect to browser at %s: %w", wsURL, err)
+	}
+	v, err := proto.BrowserGetVersion{}.Call(b)
+	if err != nil {
+		cancel()
+		if proc != nil {
+			proc.kill()
+		}
+		return fmt.Errorf("query browser version: %w", err)
+	}
+	in.b, in.cancel, in.proc, in.product = b, cancel, proc, v.Product
+	in.log.Info("browser ready", "product", v.Product, "remote", in.remote, "pid", in.pid())
+	return nil
+}
+
+// connectBounded connects, giving up when ctx ends (rod's Connect itself
+// only honours the browser's own context).
+func connectBounded(ctx context.Context, b *rod.Browser) error {
+	done := make(chan error, 1)
+	go func() { done <- b.Connect() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-time.After(launchTimeout):
+		return errors.New("timed out connecting over CDP")
+	}
+}
+
+// pid returns the local browser's process id, or 0.
+func (in *instance) pid() int {
+	if in.proc == nil {
+		return 0
+	}
+	return in.proc.cmd.Process.Pid
+}
+
+// shutdownLocked ends the connection and kills a local browser.
+func (in *instance) shutdownLocked() {
+	if in.cancel != nil {
+		in.cancel()
+	}
+	if in.proc != nil {
+		in.proc.kill()
+	}
+	in.b, in.cancel, in.proc = nil, nil, nil
+}
+
+// close shuts the instance down for good.
+func (in *instance) close() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.shutdownLocked()
+}
+
+// describeSpec names the instance in logs and errors.
+func (in *instance) describeSpec() string {
+	if in.spec == "" {
+		return "system Chromium"
+	}
+	return in.spec
+}

@@ -1,0 +1,203 @@
+package browser
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod/lib/launcher"
+)
+
+// userDataPrefix starts the name of every temporary profile directory, so a
+// later process can recognise and sweep the ones a crash left behind.
+const userDataPrefix = "browsertask-chromium-"
+
+// launchTimeout bounds how long Chromium may take to print its DevTools URL.
+const launchTimeout = 30 * time.Second
+
+// errNoBrowser explains the three ways to provide a browser.
+var errNoBrowser = errors.New("no Chrome/Chromium browser found: install one (`apt install chromium` on Debian/Ubuntu, " +
+	"`brew install --cask chromium` on macOS) or pass `--browser PATH|ws://host:port/...` (env BROWSERTASK_BROWSER)")
+
+// findBinary returns the system Chrome/Chromium, or errNoBrowser.
+func findBinary() (string, error) {
+	if p, ok := launcher.LookPath(); ok {
+		return p, nil
+	}
+	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/lib/chromium/chromium"} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", errNoBrowser
+}
+
+// launchArgs returns Chromium's command line for a fresh profile in dir.
+func launchArgs(dir string, headed bool) []string {
+	args := []string{
+		"--disable-gpu",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-breakpad",
+		"--disable-crash-reporter",
+		"--disable-default-apps",
+		"--disable-dev-shm-usage",
+		"--disable-features=Translate,MediaRouter,OptimizationHints,BackForwardCache",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--password-store=basic",
+		"--use-mock-keychain",
+		"--remote-debugging-port=0",
+		"--remote-allow-origins=*",
+		"--window-size=1280,800",
+		"--user-data-dir=" + dir,
+	}
+	if !headed {
+		args = append(args, "--headless")
+	}
+	if os.Geteuid() == 0 {
+		// Chromium refuses to start its sandbox as root.
+		args = append(args, "--no-sandbox")
+	}
+	return append(args, "about:blank")
+}
+
+// process is a Chromium this Manager started.
+type process struct {
+	cmd    *exec.Cmd
+	dir    string
+	wsURL  string
+	exited chan struct{} // closed when the process has been reaped
+}
+
+// startProcess launches bin with a fresh profile under tempDir and waits for
+// its DevTools URL. The caller owns the returned process and must kill it.
+func startProcess(ctx context.Context, bin, tempDir string, headed bool, log *slog.Logger) (*process, error) {
+	dir, err := os.MkdirTemp(tempDir, userDataPrefix+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("create browser profile dir: %w", err)
+	}
+	cmd := exec.Command(bin, launchArgs(dir, headed)...)
+	setProcAttrs(cmd)
+	cmd.Stdout = io.Discard
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	p := &process{cmd: cmd, dir: dir, exited: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		// The parent-death signal fires when the OS *thread* that started
+		// the child exits, not the process. Pin this goroutine to its thread
+		// for the browser's whole life so the runtime never retires it.
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	if err := <-started; err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	urls := make(chan string, 1)
+	go scanStderr(stderr, urls, log)
+	timer := time.NewTimer(launchTimeout)
+	defer timer.Stop()
+	select {
+	case u := <-urls:
+		p.wsURL = u
+		return p, nil
+	case <-p.exited:
+		err = fmt.Errorf("%s exited before printing its DevTools URL", bin)
+	case <-timer.C:
+		err = fmt.Errorf("%s did not print its DevTools URL within %s", bin, launchTimeout)
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+	}
+	p.kill()
+	return nil, err
+}
+
+// scanStderr finds "DevTools listening on ws://…" and then keeps draining
+// stderr (Chromium blocks if nobody reads it), logging at debug level.
+func scanStderr(r io.Reader, urls chan<- string, log *slog.Logger) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	found := false
+	for sc.Scan() {
+		line := sc.Text()
+		if !found {
+			if i := strings.Index(line, "ws://"); i >= 0 && strings.Contains(line, "DevTools listening") {
+				found = true
+				urls <- strings.TrimSpace(line[i:])
+				continue
+			}
+		}
+		if log != nil {
+			log.Debug("chromium", "line", line)
+		}
+	}
+}
+
+// kill kills the process group, waits for the leader to be reaped (bounded)
+// and removes the profile directory.
+func (p *process) kill() {
+	killTree(p.cmd.Process.Pid)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+	}
+	// Children may still be exiting; the group kill reached them already.
+	for i := 0; i < 20; i++ {
+		if err := os.RemoveAll(p.dir); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// alive reports whether the process is still running.
+func (p *process) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// sweepProfiles removes profile directories left by processes that are no
+// longer alive (a daemon killed with kill -9 cannot clean up after itself).
+func sweepProfiles(tempDir string, log *slog.Logger) {
+	matches, _ := filepath.Glob(filepath.Join(tempDir, userDataPrefix+"*-*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), userDataPrefix)
+		i := strings.IndexByte(rest, '-')
+		if i <= 0 {
+			continue
+		}
+		pid, err := strconv.Atoi(rest[:i])
+		if err != nil || pid == os.Getpid() || pidAlive(pid) {
+			continue
+		}
+		if err := os.RemoveAll(m); err == nil && log != nil {
+			log.Info("removed stale browser profile", "dir", m, "pid", pid)
+		}
+	}
+}

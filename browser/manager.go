@@ -1,0 +1,233 @@
+// Package browser drives Chromium through go-rod for the engine's templates:
+// it launches (or connects to) browsers lazily, keeps one incognito browser
+// context per session, and a pool of reused tabs inside each session.
+//
+// No browser outlives the process: a launched Chromium runs in its own
+// process group with a parent-death signal (Linux), and Close kills the group
+// and removes its temporary profile.
+package browser
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// DefaultMaxTabsPerSession caps the tabs of one session when Options leaves
+// MaxTabsPerSession at zero (the contract's maxTabsPerSession default).
+const DefaultMaxTabsPerSession = 20
+
+// Options configure a Manager.
+type Options struct {
+	// Browser lists browser binaries to launch or CDP endpoints (ws://…) to
+	// connect to; several values form a pool and sessions are spread across
+	// them round-robin. Empty means: look up a system Chrome/Chromium.
+	Browser []string
+	// Headed shows the browser window instead of running headless.
+	Headed bool
+	// Logger receives browser logs (nil = discard).
+	Logger *slog.Logger
+	// TempDir holds the temporary profiles (empty = os.TempDir()).
+	TempDir string
+	// MaxTabsPerSession caps the open tabs of a session (0 = 20).
+	MaxTabsPerSession int
+	// DenyHosts are host:port pairs no run may navigate to (the daemon's
+	// own listener); templates add them to their URL policy. More can be
+	// added once the listener is bound, with DenyHost.
+	DenyHosts []string
+}
+
+// Manager owns the browsers and the sessions of this process. It is safe
+// for concurrent use.
+type Manager struct {
+	opts      Options
+	log       *slog.Logger
+	instances []*instance
+
+	mu       sync.Mutex
+	deny     []string
+	next     int
+	sessions map[string]*Session
+	lost     map[string]bool // sessions whose browser died
+	closed   bool
+}
+
+var (
+	_ engine.SessionCloser    = (*Manager)(nil)
+	_ engine.BrowserDescriber = (*Manager)(nil)
+)
+
+// NewManager builds a Manager. Nothing is launched until a session is first
+// used; profile directories left behind by dead processes are swept now.
+func NewManager(o Options) *Manager {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	if o.MaxTabsPerSession <= 0 {
+		o.MaxTabsPerSession = DefaultMaxTabsPerSession
+	}
+	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
+		deny: append([]string(nil), o.DenyHosts...)}
+	specs := o.Browser
+	if len(specs) == 0 {
+		specs = []string{""}
+	}
+	for _, s := range specs {
+		m.instances = append(m.instances, &instance{
+			spec: s, remote: isRemoteSpec(s), headed: o.Headed, tempDir: o.TempDir, log: o.Logger,
+		})
+	}
+	sweepProfiles(o.TempDir, o.Logger)
+	return m
+}
+
+// DenyHost adds a host:port that no run may navigate to (call it with the
+// daemon's listener address once it is bound).
+func (m *Manager) DenyHost(hostport string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deny = append(m.deny, hostport)
+}
+
+// DenyHosts returns the host:port pairs no run may navigate to.
+func (m *Manager) DenyHosts() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.deny...)
+}
+
+// Session returns the session's browser context, creating it (and launching
+// the browser) on first use. Errors: SESSION_NOT_FOUND when the session's
+// browser died or the session was closed by CloseSession while in use;
+// EXECUTION_ERROR when no browser can be started or the Manager is closed.
+func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, engine.Errorf(engine.ExecutionError, "the browser manager is shut down")
+	}
+	if s, ok := m.sessions[sessionID]; ok {
+		if s.in.alive(s.gen) {
+			m.mu.Unlock()
+			return s, nil
+		}
+		delete(m.sessions, sessionID)
+		m.lost[sessionID] = true
+	}
+	if m.lost[sessionID] {
+		m.mu.Unlock()
+		return nil, engine.Errorf(engine.SessionNotFound, "session %s is gone: its browser exited", sessionID).
+			WithDetails(map[string]any{"sessionId": sessionID})
+	}
+	in := m.instances[m.next%len(m.instances)]
+	m.next++
+	m.mu.Unlock()
+
+	b, gen, err := in.browser(ctx)
+	if err != nil {
+		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
+	}
+	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.log)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if other, ok := m.sessions[sessionID]; ok || m.closed {
+		// Lost a race with a concurrent first use (or with Close).
+		go s.close(context.Background())
+		if ok {
+			return other, nil
+		}
+		return nil, engine.Errorf(engine.ExecutionError, "the browser manager is shut down")
+	}
+	m.sessions[sessionID] = s
+	return s, nil
+}
+
+// CloseSession closes the session's tabs and disposes its browser context.
+// Closing an unknown or already closed session is not an error (a run that
+// never touched the browser owns a session that was never created).
+func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
+	m.mu.Lock()
+	s := m.sessions[sessionID]
+	delete(m.sessions, sessionID)
+	delete(m.lost, sessionID)
+	m.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.close(ctx)
+}
+
+// Describe reports the browser for the runtime profile without launching
+// it: the product once a browser runs, or why none can be found.
+func (m *Manager) Describe() engine.BrowserInfo {
+	info := engine.BrowserInfo{Mode: "local"}
+	for _, in := range m.instances {
+		if in.remote {
+			info.Mode = "remote"
+		}
+		in.mu.Lock()
+		if info.Product == "" && in.b != nil {
+			info.Product = in.product
+		}
+		if info.Error == "" && in.lastErr != nil {
+			info.Error = in.lastErr.Error()
+		}
+		in.mu.Unlock()
+	}
+	if info.Product == "" && info.Error == "" && info.Mode == "local" && m.instances[0].spec == "" {
+		if _, err := findBinary(); err != nil {
+			info.Error = err.Error()
+		}
+	}
+	return info
+}
+
+// PIDs returns the process ids (also process group ids) of the browsers
+// this Manager launched and that still run.
+func (m *Manager) PIDs() []int {
+	var out []int
+	for _, in := range m.instances {
+		in.mu.Lock()
+		if in.proc != nil && in.proc.alive() {
+			out = append(out, in.pid())
+		}
+		in.mu.Unlock()
+	}
+	return out
+}
+
+// Close closes every session, kills the launched browsers (whole process
+// groups) and removes their temporary profiles. It is idempotent.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	sessions := m.sessions
+	m.sessions = map[string]*Session{}
+	m.mu.Unlock()
+	for _, s := range sessions {
+		s.markClosed()
+	}
+	for _, in := range m.instances {
+		if in.remote {
+			// Dispose our contexts on a shared browser before hanging up.
+			for _, s := range sessions {
+				if s.in == in {
+					ctx, cancel := context.WithTimeout(context.Background(), 2e9)
+					_ = s.close(ctx)
+					cancel()
+				}
+			}
+		}
+		in.close()
+	}
+	return nil
+}

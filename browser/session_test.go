@@ -1,0 +1,203 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+func TestTabPoolReusesAndCaps(t *testing.T) {
+	srv := fixture.New(t)
+	m := newManager(t, Options{MaxTabsPerSession: 2})
+	ctx := testCtx(t, 30*time.Second)
+	s, err := m.Session(ctx, "sess_pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxTabs() != 2 {
+		t.Fatalf("MaxTabs = %d", s.MaxTabs())
+	}
+	p1, rel1, err := s.AcquirePage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Navigate(ctx, p1, srv.URL("/page/1"), WaitLoad); err != nil {
+		t.Fatal(err)
+	}
+	p2, rel2, err := s.AcquirePage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1.TargetID == p2.TargetID {
+		t.Fatal("two holders got the same tab")
+	}
+	// The session is full: a third acquire waits until its context ends.
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := s.AcquirePage(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("third acquire = %v, want deadline exceeded", err)
+	}
+	rel1(true)
+	p3, rel3, err := s.AcquirePage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3.TargetID != p1.TargetID {
+		t.Fatalf("released tab not reused: got %s want %s", p3.TargetID, p1.TargetID)
+	}
+	if raw, err := s.Eval(ctx, p3, `location.href`); err != nil || string(raw) != `"about:blank"` {
+		t.Fatalf("reused tab not reset: %s %v", raw, err)
+	}
+	rel3(true)
+	rel2(false) // closed, not pooled
+	time.Sleep(200 * time.Millisecond)
+	s.mu.Lock()
+	idle, open := len(s.idle), len(s.tabs)
+	s.mu.Unlock()
+	if idle != 1 || open != 1 {
+		t.Fatalf("idle=%d open=%d, want 1 and 1", idle, open)
+	}
+}
+
+// TestCancelStopsFetching proves the 2 s rule: cancelling the context of a
+// navigation to a page that never answers returns at once and the browser
+// drops the request (the server sees the client go away).
+func TestCancelStopsFetching(t *testing.T) {
+	srv := fixture.New(t)
+	m := newManager(t, Options{})
+	ctx := testCtx(t, 30*time.Second)
+	s, err := m.Session(ctx, "sess_cancel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancelRun := context.WithCancel(ctx)
+	p, release, err := s.AcquirePage(runCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Navigate(runCtx, p, srv.URL("/hang"), WaitLoad)
+		done <- err
+	}()
+	select {
+	case <-srv.Hung():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the browser never requested /hang")
+	}
+	canceledAt := time.Now()
+	cancelRun()
+	select {
+	case err := <-done:
+		if took := time.Since(canceledAt); took > 2*time.Second {
+			t.Fatalf("Navigate returned %s after cancel", took)
+		}
+		if engine.CodeOf(err) != engine.NavigationTimeout || !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Navigate still blocked 2 s after cancel")
+	}
+	select {
+	case at := <-srv.Aborted():
+		if d := at.Sub(canceledAt); d > 2*time.Second {
+			t.Fatalf("browser stopped fetching %s after cancel", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the browser kept fetching /hang 2 s after cancel")
+	}
+	release(true)
+	// The session still works afterwards.
+	p2, release2, err := s.AcquirePage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2(true)
+	if r, err := s.Navigate(ctx, p2, srv.URL("/page/2"), WaitLoad); err != nil || r.Status != 200 {
+		t.Fatalf("after cancel: %+v %v", r, err)
+	}
+}
+
+func TestNavigateDeadlines(t *testing.T) {
+	srv := fixture.New(t)
+	m := newManager(t, Options{})
+	ctx := testCtx(t, 40*time.Second)
+	s, err := m.Session(ctx, "sess_deadline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, release, err := s.AcquirePage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(true)
+	nav := func(path, waitFor string, d time.Duration) (NavResult, error, time.Duration) {
+		c, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		start := time.Now()
+		r, err := s.Navigate(c, p, srv.URL(path), waitFor)
+		return r, err, time.Since(start)
+	}
+
+	// A main document that never answers: NAVIGATION_TIMEOUT, request aborted.
+	r, err, took := nav("/hang", WaitLoad, time.Second)
+	if engine.CodeOf(err) != engine.NavigationTimeout || took > 2500*time.Millisecond || r.Status != 0 {
+		t.Fatalf("/hang: %+v %v after %s", r, err, took)
+	}
+	select {
+	case <-srv.Aborted():
+	case <-time.After(2 * time.Second):
+		t.Fatal("/hang not aborted after the deadline")
+	}
+
+	// A hanging sub-resource: the document arrives (200) but load never fires.
+	r, err, _ = nav("/static/hanging-subresource.html", WaitLoad, time.Second)
+	if engine.CodeOf(err) != engine.NavigationTimeout || r.Status != 200 {
+		t.Fatalf("hanging subresource with load: %+v %v", r, err)
+	}
+	select {
+	case <-srv.Aborted():
+	case <-time.After(2 * time.Second):
+		t.Fatal("hanging sub-resource not aborted after the deadline")
+	}
+	// ... and the DOM is still there to extract.
+	if raw, err := s.Eval(ctx, p, `document.querySelector('#name').textContent`); err != nil || string(raw) != `"Almost loaded"` {
+		t.Fatalf("partial DOM: %s %v", raw, err)
+	}
+
+	// Waiting for a selector does not need the load event.
+	r, err, _ = nav("/static/hanging-subresource.html", "#name", 5*time.Second)
+	if err != nil || r.Status != 200 {
+		t.Fatalf("selector wait: %+v %v", r, err)
+	}
+	r, err, _ = nav("/static/delayed-element.html", "#late", 5*time.Second)
+	if err != nil || r.Status != 200 {
+		t.Fatalf("delayed selector: %+v %v", r, err)
+	}
+	select { // the next navigation dropped the hanging image
+	case <-srv.Aborted():
+	case <-time.After(2 * time.Second):
+		t.Fatal("navigating away did not abort the hanging sub-resource")
+	}
+	_, err, _ = nav("/page/1", "#missing", 700*time.Millisecond)
+	if engine.CodeOf(err) != engine.ElementNotFound {
+		t.Fatalf("missing selector: %v", err)
+	}
+	_, err, _ = nav("/page/1", "#[bad", 2*time.Second)
+	if engine.CodeOf(err) != engine.InvalidParameter {
+		t.Fatalf("invalid selector: %v", err)
+	}
+	r, err, _ = nav("/page/4", WaitNetworkIdle, 5*time.Second)
+	if err != nil || r.Status != 200 {
+		t.Fatalf("networkidle: %+v %v", r, err)
+	}
+	// Connection refused: a failed item, not a timeout.
+	_, err = s.Navigate(ctx, p, "http://127.0.0.1:1/", WaitLoad)
+	if engine.CodeOf(err) != engine.StepExecutionFailed {
+		t.Fatalf("refused: %v", err)
+	}
+}

@@ -1,0 +1,162 @@
+// Package templates holds the task templates: each is one engine.Template
+// implemented in one file, plus its test and fixture pages.
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// Limits and defaults of batch_extract_pages.
+const (
+	batchMaxURLs          = 1000
+	batchMaxConcurrency   = 20
+	batchDefaultConc      = 4
+	batchDefaultTimeoutMs = 30000
+	maxTextChars          = 20000
+	maxLinksPerPage       = 1000
+	maxFirstErrors        = 5
+)
+
+// BatchExtractPages is the batch_extract_pages template: open many URLs in
+// a pool of reused tabs and extract the same fields from each.
+type BatchExtractPages struct {
+	b *browser.Manager
+}
+
+var _ engine.Template = (*BatchExtractPages)(nil)
+
+// NewBatchExtractPages returns the template; it opens pages in the run's
+// session of b.
+func NewBatchExtractPages(b *browser.Manager) engine.Template {
+	return &BatchExtractPages{b: b}
+}
+
+// fieldSpec is one entry of inputs.fields: a selector string or
+// {selector, attr?, all?}.
+type fieldSpec struct {
+	Selector string `json:"selector"`
+	Attr     string `json:"attr,omitempty"`
+	All      bool   `json:"all,omitempty"`
+}
+
+// UnmarshalJSON accepts both the short (string) and the long form.
+func (f *fieldSpec) UnmarshalJSON(b []byte) error {
+	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
+		return json.Unmarshal(s, &f.Selector)
+	}
+	type plain fieldSpec
+	return json.Unmarshal(b, (*plain)(f))
+}
+
+// batchInputs are the validated inputs.
+type batchInputs struct {
+	URLs             []string             `json:"urls"`
+	Fields           map[string]fieldSpec `json:"fields"`
+	IncludeText      *bool                `json:"includeText"`
+	IncludeLinks     bool                 `json:"includeLinks"`
+	IncludeMeta      bool                 `json:"includeMeta"`
+	Concurrency      int                  `json:"concurrency"`
+	PerPageTimeoutMs int                  `json:"perPageTimeoutMs"`
+	WaitFor          string               `json:"waitFor"`
+}
+
+// parseBatchInputs decodes inputs and applies the defaults.
+func parseBatchInputs(raw json.RawMessage) (*batchInputs, error) {
+	in := &batchInputs{}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, in); err != nil {
+			return nil, engine.Errorf(engine.InvalidParameter, "inputs: %v", err)
+		}
+	}
+	if in.IncludeText == nil {
+		t := true
+		in.IncludeText = &t
+	}
+	if in.Concurrency <= 0 {
+		in.Concurrency = batchDefaultConc
+	}
+	if in.PerPageTimeoutMs <= 0 {
+		in.PerPageTimeoutMs = batchDefaultTimeoutMs
+	}
+	if in.WaitFor == "" {
+		in.WaitFor = browser.WaitLoad
+	}
+	return in, nil
+}
+
+// Info describes the template.
+func (t *BatchExtractPages) Info() engine.TemplateInfo {
+	return engine.TemplateInfo{
+		TemplateID: "batch_extract_pages",
+		Version:    1,
+		Versions:   []int{1},
+		Title:      "Extract data from a list of web pages",
+		Description: "Opens each URL in a real Chromium (several tabs in parallel) and extracts, per page: " +
+			"the final URL after redirects, the HTTP status, the title, the named `fields` you ask for " +
+			"(CSS selector → text, or an attribute with `attr`, or every match with `all: true`), and " +
+			"optionally the visible text (includeText, default true, capped at 20000 characters per page), " +
+			"the links (includeLinks) and the meta tags (includeMeta). Use it to scrape or check many known " +
+			"URLs at once (up to maxUrls, 1000 by default; duplicates are removed, order kept); to discover " +
+			"URLs by following links use crawl_site instead. A page fails when it cannot be loaded, exceeds " +
+			"perPageTimeoutMs (NAVIGATION_TIMEOUT) or answers HTTP >= 400 (its status and whatever was " +
+			"extracted are still recorded); some failures give partial_success, all failing gives " +
+			"STEP_EXECUTION_FAILED. The result lists every page without its text; the artifact pages.json " +
+			"holds everything. Resumable: after a restart, pages already done are not fetched again.",
+		InputSchema:        json.RawMessage(batchInputSchema),
+		ResultSchema:       json.RawMessage(batchResultSchema),
+		TrustLevel:         "any",
+		Resumable:          true,
+		NeedsBrowser:       true,
+		EstimatedStepsHint: "one step per unique URL; roughly 5-25 pages/s on local pages, slower on real sites",
+		Examples: []json.RawMessage{json.RawMessage(`{"urls":["https://example.com/","https://example.org/"],` +
+			`"fields":{"heading":"h1","links":{"selector":"a","attr":"href","all":true}},` +
+			`"includeText":false,"concurrency":4}`)},
+	}
+}
+
+// Check applies the URL policy to every URL and the profile's limits.
+// Errors: INVALID_PARAMETER, TRUST_LEVEL_NOT_ALLOWED, each naming the field.
+func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) error {
+	in, err := parseBatchInputs(inputs)
+	if err != nil {
+		return err
+	}
+	if p.MaxURLs > 0 && len(in.URLs) > p.MaxURLs {
+		return engine.Errorf(engine.InvalidParameter, "inputs.urls: %d URLs exceed this server's maxUrls %d; split the list into several runs", len(in.URLs), p.MaxURLs).
+			WithDetails(map[string]any{"field": "inputs.urls", "maxUrls": p.MaxURLs})
+	}
+	if p.MaxTabsPerSession > 0 && in.Concurrency > p.MaxTabsPerSession {
+		return engine.Errorf(engine.InvalidParameter, "inputs.concurrency: %d exceeds this server's maxTabsPerSession %d", in.Concurrency, p.MaxTabsPerSession).
+			WithDetails(map[string]any{"field": "inputs.concurrency", "maxTabsPerSession": p.MaxTabsPerSession})
+	}
+	for name, f := range in.Fields {
+		if strings.TrimSpace(f.Selector) == "" {
+			return engine.Errorf(engine.InvalidParameter, "inputs.fields.%s: the selector is empty", name).
+				WithDetails(map[string]any{"field": "inputs.fields." + name})
+		}
+	}
+	pol := t.policy(p)
+	for i, u := range in.URLs {
+		if e := engine.CheckURL(u, pol); e != nil {
+			field := fmt.Sprintf("inputs.urls[%d]", i)
+			e.Message = field + ": " + e.Message
+			return e.WithDetails(map[string]any{"field": field})
+		}
+	}
+	return nil
+}
+
+// policy is the URL policy for a profile.
+func (t *BatchExtractPages) policy(p engine.Profile) engine.URLPolicy {
+	pol := engine.URLPolicy{AllowFileURLs: p.AllowFileURLs, TrustLevel: p.TrustLevel}
+	if t.b != nil {
+		pol.DenyHosts = t.b.DenyHosts()
+	}
+	return pol
+}

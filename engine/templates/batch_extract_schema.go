@@ -1,0 +1,71 @@
+package templates
+
+// batchInputSchema is batch_extract_pages' input JSON Schema.
+const batchInputSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["urls"],
+  "properties": {
+    "urls": {
+      "type": "array", "minItems": 1, "maxItems": 1000,
+      "description": "Absolute http(s) URLs to open; duplicates are removed, order is kept. The server's maxUrls also applies.",
+      "items": {"type": "string", "minLength": 1, "maxLength": 8192}
+    },
+    "fields": {
+      "type": "object",
+      "description": "Values to extract from every page, by name: a CSS selector (text of the first match), or {selector, attr?, all?}. attr names an attribute (href and src come back absolute), or \"text\" (default) or \"html\" (innerHTML). all: true returns every match as a list. A missing element gives null (or []).",
+      "maxProperties": 100,
+      "additionalProperties": {
+        "oneOf": [
+          {"type": "string", "minLength": 1, "maxLength": 1000},
+          {
+            "type": "object", "additionalProperties": false, "required": ["selector"],
+            "properties": {
+              "selector": {"type": "string", "minLength": 1, "maxLength": 1000},
+              "attr": {"type": "string", "minLength": 1, "maxLength": 200},
+              "all": {"type": "boolean", "default": false}
+            }
+          }
+        ]
+      }
+    },
+    "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text (at most 20000 characters) in pages.json."},
+    "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json."},
+    "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json."},
+    "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."},
+    "perPageTimeoutMs": {"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT."},
+    "waitFor": {"type": "string", "minLength": 1, "maxLength": 1000, "default": "load", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}
+  }
+}`
+
+// batchResultSchema is batch_extract_pages' result JSON Schema.
+const batchResultSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "required": ["summary", "pages", "artifactId"],
+  "properties": {
+    "summary": {
+      "type": "object", "required": ["total", "succeeded", "failed"],
+      "properties": {"total": {"type": "integer"}, "succeeded": {"type": "integer"}, "failed": {"type": "integer"}}
+    },
+    "pages": {
+      "type": "array",
+      "items": {
+        "type": "object", "required": ["url", "finalUrl", "httpStatus", "title", "fields", "error"],
+        "properties": {
+          "url": {"type": "string"},
+          "finalUrl": {"type": "string"},
+          "httpStatus": {"type": "integer"},
+          "title": {"type": "string"},
+          "fields": {"type": "object"},
+          "error": {
+            "type": ["object", "null"],
+            "properties": {"errorCode": {"type": "string"}, "message": {"type": "string"}, "recovery": {"type": "string"}, "details": {"type": "object"}}
+          }
+        }
+      }
+    },
+    "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
+  }
+}`

@@ -1,0 +1,14 @@
+package templates
+
+import (
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// All returns every template of this binary, wired to the browser manager
+// b (which gives each run its session and tabs).
+func All(b *browser.Manager) []engine.Template {
+	return []engine.Template{
+		NewBatchExtractPages(b),
+	}
+}
