@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -108,15 +107,6 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	if requeued {
 		e.kick()
 	}
-}
-
-// processAlive reports whether pid names a live process on this host.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // janitorOnce purges expired rows and shrinks the file.
