@@ -29,8 +29,9 @@ type HTTPOptions struct {
 // HTTPHandler returns the Streamable HTTP endpoint (mount it at /mcp):
 // stateful sessions (Mcp-Session-Id), POST, GET (SSE) and DELETE, served by
 // the SDK. In front of it, in order: the Host check against DNS rebinding
-// (403), the Origin allow-list (403), the optional bearer token (401), and a
-// 4 MiB body cap. The SDK's own loopback Host check stays on as well.
+// (403), the Origin allow-list (403), the optional bearer token (401), a
+// 4 MiB body cap, and the Tasks shim lifting params.task (task_shim.go).
+// The SDK's own loopback Host check stays on as well.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger:              s.log,
@@ -41,7 +42,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes)
 		}
-		h.ServeHTTP(w, r)
+		liftTaskHTTP(h).ServeHTTP(w, r)
 	})
 	if opts.Token != "" {
 		next = bearerAuth(opts.Token, next)

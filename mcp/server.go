@@ -41,9 +41,13 @@ type ServerOptions struct {
 // tools, reachable through ServeStdio and HTTPHandler. It is safe for
 // concurrent use by any number of sessions.
 type Server struct {
-	eng Engine
-	log *slog.Logger
-	sdk *sdk.Server
+	eng   Engine
+	log   *slog.Logger
+	sdk   *sdk.Server
+	tasks *taskLayer
+	// resourceMax is the largest artifact served whole as a resource
+	// (MaxResourceArtifactBytes; tests lower it).
+	resourceMax int64
 }
 
 // serverName is the implementation name announced in initialize.
@@ -79,18 +83,25 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 	if version == "" {
 		version = "dev"
 	}
-	s := &Server{eng: eng, log: log}
+	s := &Server{eng: eng, log: log, resourceMax: MaxResourceArtifactBytes}
 	s.sdk = sdk.NewServer(
 		&sdk.Implementation{Name: serverName, Title: "browsertask", Version: version},
 		&sdk.ServerOptions{
 			Instructions:              instructions,
 			Logger:                    log,
-			Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+			Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
 			SupportedProtocolVersions: servedVersions(),
 		},
 	)
-	for _, t := range s.tools() {
+	tools := s.tools()
+	for _, t := range tools {
 		s.addTool(t)
+	}
+	s.addResources()
+	if err := s.installTasks(tools); err != nil {
+		// Only a broken built-in schema gets here (caught by the tests);
+		// the server still serves the tools without Tasks.
+		log.Error("tasks layer not installed", "error", err)
 	}
 	return s
 }
@@ -121,6 +132,7 @@ func (s *Server) tools() []toolDef {
 		s.cancelTaskRunTool(),
 		s.getArtifactTool(),
 		s.getRuntimeProfileTool(),
+		s.getTaskRunEventsTool(), s.subscribeTaskRunEventsTool(), // v1.1 event log (tool_events.go)
 	}
 }
 

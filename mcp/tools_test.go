@@ -48,7 +48,7 @@ func TestToolsListHasSevenDescribedTools(t *testing.T) {
 	}
 	sort.Strings(names)
 	want := []string{"cancel_task_run", "get_artifact", "get_runtime_profile", "get_task_run",
-		"list_task_runs", "list_task_templates", "run_task_template"}
+		"get_task_run_events", "list_task_runs", "list_task_templates", "run_task_template", "subscribe_task_run_events"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}

@@ -1,0 +1,112 @@
+// Helpers to build and run the browsertask binary as a black box: over
+// Streamable HTTP (`browsertask serve`) and over stdio (`browsertask mcp`).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// Flags every test daemon gets: the browserless dev_echo template, fast
+// task polling, and a run TTL below the ttl the tests request, so the
+// granted ttl is the requested one.
+export const baseFlags = ['--dev-templates', '--task-poll-interval-ms', '200', '--run-ttl-ms', '30000', '--log-level', 'info'];
+
+let builtBinary;
+
+// binary returns the path of the binary under test: BROWSERTASK_BIN, or a
+// fresh `go build` of the repository into a temporary directory.
+export function binary() {
+  if (process.env.BROWSERTASK_BIN) return process.env.BROWSERTASK_BIN;
+  if (!builtBinary) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'browsertask-e2e-bin-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const bin = path.join(dir, 'browsertask');
+    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+    builtBinary = bin;
+  }
+  return builtBinary;
+}
+
+// scratchDir makes a temporary directory removed when the process exits.
+export function scratchDir(prefix = 'browsertask-e2e-') {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+// startServe runs `browsertask serve` on a free loopback port and resolves
+// once it prints its MCP URL. stop(signal) ends it and waits for the exit.
+export async function startServe({ db, flags = [] }) {
+  const proc = spawn(binary(), ['serve', '--addr', '127.0.0.1:0', '--db', db, ...baseFlags, ...flags], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env },
+  });
+  let log = '';
+  const exited = new Promise(resolve => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`browsertask serve did not start:\n${log}`)), 30000);
+    proc.stderr.on('data', chunk => {
+      log += chunk;
+      const m = /listening: MCP (http:\/\/\S+\/mcp)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.on('exit', code => {
+      clearTimeout(timer);
+      reject(new Error(`browsertask serve exited with ${code}:\n${log}`));
+    });
+    proc.on('error', err => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+  return {
+    url,
+    proc,
+    log: () => log,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 20000);
+      const res = await exited;
+      clearTimeout(timer);
+      return res;
+    },
+  };
+}
+
+// newClient returns an SDK client (Tasks support is built into the SDK's
+// client: client.experimental.tasks).
+function newClient() {
+  return new Client({ name: 'browsertask-e2e', version: '1.0.0' }, { capabilities: {} });
+}
+
+// connectHTTP connects a new client session to a running daemon.
+export async function connectHTTP(url) {
+  const client = newClient();
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+// connectStdio starts `browsertask mcp` over stdio on db and connects.
+export async function connectStdio({ db, flags = [] }) {
+  const client = newClient();
+  const transport = new StdioClientTransport({
+    command: binary(),
+    args: ['mcp', '--db', db, '--http=off', ...baseFlags, ...flags],
+    stderr: 'pipe',
+    env: { ...process.env },
+  });
+  let log = '';
+  transport.stderr?.on('data', chunk => { log += chunk; });
+  await client.connect(transport);
+  client.daemonLog = () => log;
+  return client;
+}

@@ -1,0 +1,204 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// drain reads every event already there and returns the seq to resume from.
+func drain(t *testing.T, eng *engine.Engine, runID string, after int64) ([]engine.Event, int64) {
+	t.Helper()
+	var all []engine.Event
+	for {
+		evs, next, _, err := eng.EventsAfter(context.Background(), runID, after, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 0 {
+			return all, after
+		}
+		all, after = append(all, evs...), next
+	}
+}
+
+func TestWaitEventsReturnsWithin100msOfANewEvent(t *testing.T) {
+	h := newHarness(t, engine.Config{}, "")
+	r := h.submit(`{"ms":300,"items":4}`)
+	ctx := context.Background()
+	_, after := drain(t, h.eng, r.RunID, 0)
+	// Local events (this engine's checkpoints) wake the waiter at once.
+	for i := 0; i < 3; i++ {
+		evs, next, terminal, err := h.eng.WaitEvents(ctx, r.RunID, after, 5*time.Second)
+		got := time.Now().UnixMilli()
+		if err != nil || len(evs) == 0 || terminal {
+			t.Fatalf("wait: %v events=%d terminal=%v", err, len(evs), terminal)
+		}
+		if lag := got - evs[0].At; lag > 100 {
+			t.Fatalf("event seq %d (%s) returned %d ms after it was written, want <= 100", evs[0].Seq, evs[0].Type, lag)
+		}
+		t.Logf("local event seq %d %s returned after %d ms", evs[0].Seq, evs[0].Type, got-evs[0].At)
+		after = next
+	}
+	// An event written by another process (straight into the store, no
+	// local change signal) is found by the 50 ms store poll.
+	slow := h.submit(`{"ms":5000,"items":1}`)
+	waitStatus(t, h.eng, slow.RunID, engine.StatusRunning)
+	_, after = drain(t, h.eng, slow.RunID, 0)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = h.store.AppendEvent(context.Background(), slow.RunID, "log", json.RawMessage(`{"msg":"peer"}`), time.Now().UnixMilli())
+	}()
+	evs, _, _, err := h.eng.WaitEvents(ctx, slow.RunID, after, 5*time.Second)
+	got := time.Now().UnixMilli()
+	if err != nil || len(evs) != 1 || evs[0].Type != "log" {
+		t.Fatalf("peer event: %v %+v", err, evs)
+	}
+	if lag := got - evs[0].At; lag > 100 {
+		t.Fatalf("peer event returned %d ms after it was written, want <= 100", lag)
+	}
+	t.Logf("peer event returned after %d ms", got-evs[0].At)
+}
+
+func TestWaitEventsIsEmptyAtTheDeadline(t *testing.T) {
+	h := newHarness(t, engine.Config{}, "")
+	r := h.submit(`{"ms":3000,"items":1}`)
+	waitStatus(t, h.eng, r.RunID, engine.StatusRunning)
+	_, after := drain(t, h.eng, r.RunID, 0)
+	start := time.Now()
+	evs, next, terminal, err := h.eng.WaitEvents(context.Background(), r.RunID, after, 400*time.Millisecond)
+	el := time.Since(start)
+	if err != nil || len(evs) != 0 || terminal || next != after {
+		t.Fatalf("quiet wait: err=%v events=%d terminal=%v next=%d want %d", err, len(evs), terminal, next, after)
+	}
+	if el < 400*time.Millisecond || el > 550*time.Millisecond {
+		t.Fatalf("quiet wait returned after %v, want ~400ms", el)
+	}
+	if _, _, _, err := h.eng.WaitEvents(context.Background(), "run_nope", 0, time.Second); engine.CodeOf(err) != engine.RunNotFound {
+		t.Fatalf("unknown run: %v", err)
+	}
+	if _, _, _, err := h.eng.EventsAfter(context.Background(), r.RunID, -1, 0); engine.CodeOf(err) != engine.InvalidParameter {
+		t.Fatalf("negative afterSeq: %v", err)
+	}
+	// A finished run with nothing new answers at once with terminal true.
+	if _, err := h.eng.Cancel(context.Background(), r.RunID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	_, after = drain(t, h.eng, r.RunID, after)
+	start = time.Now()
+	evs, _, terminal, err = h.eng.WaitEvents(context.Background(), r.RunID, after, 5*time.Second)
+	if err != nil || len(evs) != 0 || !terminal || time.Since(start) > 100*time.Millisecond {
+		t.Fatalf("terminal wait: err=%v events=%d terminal=%v after %v", err, len(evs), terminal, time.Since(start))
+	}
+}
+
+func TestEventsResumeAcrossARestartLosesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bt.db")
+	h1 := newHarness(t, engine.Config{}, path)
+	r := h1.submit(`{"ms":100,"items":10}`)
+	var seen []engine.Event
+	var after int64
+	items := 0
+	for items < 3 {
+		evs, next, _, err := h1.eng.WaitEvents(context.Background(), r.RunID, after, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Type == "item" {
+				items++
+			}
+		}
+		seen, after = append(seen, evs...), next
+	}
+	h1.stop() // graceful shutdown: the resumable run goes back to queued
+	h2 := newHarness(t, engine.Config{}, path)
+	for {
+		evs, next, terminal, err := h2.eng.WaitEvents(context.Background(), r.RunID, after, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen, after = append(seen, evs...), next
+		if terminal {
+			break
+		}
+	}
+	full, err := h2.store.ListEvents(context.Background(), r.RunID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seqTypes(seen)) != fmt.Sprint(seqTypes(full)) {
+		t.Fatalf("followed events differ from the stored log:\n got  %v\n want %v", seqTypes(seen), seqTypes(full))
+	}
+	for i, e := range full {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("seq %d at position %d: not gapless", e.Seq, i)
+		}
+	}
+	var statuses []string
+	for _, e := range full {
+		if e.Type == "status" {
+			var d struct{ Status string }
+			_ = json.Unmarshal(e.Data, &d)
+			statuses = append(statuses, d.Status)
+		}
+	}
+	if fmt.Sprint(statuses) != "[running queued running succeeded]" {
+		t.Fatalf("status events %v, want running, queued (restart), running, succeeded", statuses)
+	}
+	t.Logf("followed %d events across the restart, identical to the stored log", len(seen))
+}
+
+func TestEventsExpireWithTheRun(t *testing.T) {
+	h := newHarness(t, engine.Config{RunTTLMs: 300, JanitorInterval: 50 * time.Millisecond}, "")
+	r := h.wait(h.submit(`{"ms":1,"items":2}`).RunID)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		full, err := h.store.ListEvents(context.Background(), r.RunID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d events still stored after the run expired", len(full))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, _, _, err := h.eng.EventsAfter(context.Background(), r.RunID, 0, 0); engine.CodeOf(err) != engine.RunNotFound {
+		t.Fatalf("expired run events: %v", err)
+	}
+}
+
+func seqTypes(evs []engine.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = fmt.Sprintf("%d:%s", e.Seq, e.Type)
+	}
+	return out
+}
+
+// waitStatus polls until the run reaches status (at most 5 s).
+func waitStatus(t *testing.T, eng *engine.Engine, runID string, status engine.RunStatus) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, err := eng.Get(context.Background(), runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == status {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s is %s, want %s", runID, r.Status, status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

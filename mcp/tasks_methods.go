@@ -1,0 +1,168 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/browsertask/browsertask/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// taskPageSize is the number of tasks per tasks/list page.
+const taskPageSize = 50
+
+// taskCancelReason is the run's cancel reason for tasks/cancel.
+const taskCancelReason = "cancelled through tasks/cancel"
+
+// addTaskMethods registers tasks/get, tasks/result, tasks/list and
+// tasks/cancel with the SDK (they then pass its checks and middleware).
+func (s *Server) addTaskMethods() error {
+	if err := sdk.AddReceivingCustomMethod(s.sdk, "tasks/get", s.tasksGet); err != nil {
+		return err
+	}
+	if err := sdk.AddReceivingCustomMethod(s.sdk, "tasks/result", s.tasksResult); err != nil {
+		return err
+	}
+	if err := sdk.AddReceivingCustomMethod(s.sdk, "tasks/list", s.tasksList); err != nil {
+		return err
+	}
+	return sdk.AddReceivingCustomMethod(s.sdk, "tasks/cancel", s.tasksCancel)
+}
+
+// requireTaskID checks params.taskId. Errors: -32602.
+func requireTaskID(p *taskIDParams) (string, error) {
+	if p == nil || strings.TrimSpace(p.TaskID) == "" {
+		return "", errInvalidParams("params.taskId is required")
+	}
+	return p.TaskID, nil
+}
+
+// tasksGet answers tasks/get with the Task. Errors: -32602 "Failed to
+// retrieve task: Task not found" for unknown, expired or purged tasks.
+func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
+	id, err := requireTaskID(p)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.eng.Get(ctx, id)
+	if err != nil {
+		return nil, taskLookupError(id, err)
+	}
+	return &taskResult{Task: taskOf(run, s.eng.Profile())}, nil
+}
+
+// tasksResult blocks until the task is terminal, then answers exactly the
+// CallToolResult a sync run_task_template call returns for that run
+// (isError for failed and canceled runs), with the related-task meta. It
+// waits through the engine's change notifications: no transaction is held
+// and no poll loop of its own runs. Errors: -32602 for unknown tasks; the
+// request's own cancellation ends the wait, not the run.
+func (s *Server) tasksResult(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*sdk.CallToolResult, error) {
+	id, err := requireTaskID(p)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.eng.Wait(ctx, id, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, taskLookupError(id, err)
+	}
+	res := syncAnswer(run, false)
+	res.Meta = sdk.Meta{metaRelatedTask: map[string]any{"taskId": id}}
+	return res, nil
+}
+
+// tasksList answers a page of at most 50 tasks, newest first. Every run is
+// a task, including runs started by ordinary tools/call. The cursor is
+// an opaque keyset position, so pages neither repeat nor skip tasks while
+// new ones are created. Errors: -32602 for a cursor that does not decode.
+func (s *Server) tasksList(ctx context.Context, _ *sdk.ServerSession, p *listTasksParams) (*listTasksResult, error) {
+	q := engine.ListQuery{Limit: taskPageSize + 1}
+	if p != nil && p.Cursor != nil {
+		at, runID, ok := decodeTaskCursor(*p.Cursor)
+		if !ok {
+			return nil, errInvalidParams("Invalid cursor: %q is not a cursor returned by tasks/list", *p.Cursor)
+		}
+		q.BeforeCreatedAt, q.BeforeRunID = at, runID
+	}
+	list, err := s.eng.List(ctx, q)
+	if err != nil {
+		return nil, errInternal(err)
+	}
+	runs := list.Runs
+	res := &listTasksResult{Tasks: []Task{}}
+	if len(runs) > taskPageSize {
+		runs = runs[:taskPageSize]
+		last := runs[len(runs)-1]
+		res.NextCursor = encodeTaskCursor(last.CreatedAt, last.RunID)
+	}
+	prof := s.eng.Profile()
+	for _, r := range runs {
+		res.Tasks = append(res.Tasks, taskOf(r, prof))
+	}
+	return res, nil
+}
+
+// tasksCancel cancels a working task's run (as cancel_task_run does) and
+// answers the Task, now cancelled. Errors: -32602 for unknown tasks and for
+// tasks already terminal ("Cannot cancel task: already in terminal status
+// 'completed'").
+func (s *Server) tasksCancel(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
+	id, err := requireTaskID(p)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.eng.Get(ctx, id)
+	if err != nil {
+		return nil, taskLookupError(id, err)
+	}
+	if run.Status.Terminal() {
+		return nil, errTaskTerminal(taskStatusOf(run.Status))
+	}
+	cr, err := s.eng.Cancel(ctx, id, taskCancelReason)
+	if err != nil {
+		return nil, taskLookupError(id, err)
+	}
+	if !cr.Success && cr.Status.Terminal() {
+		return nil, errTaskTerminal(taskStatusOf(cr.Status)) // it ended meanwhile
+	}
+	run, err = s.eng.Get(ctx, id)
+	if err != nil {
+		return nil, taskLookupError(id, err)
+	}
+	s.log.Info("task cancelled", "taskId", id)
+	return &taskResult{Task: taskOf(run, s.eng.Profile())}, nil
+}
+
+// taskCursorPrefix versions the cursor format.
+const taskCursorPrefix = "t1:"
+
+// encodeTaskCursor encodes the keyset position after (createdAt, runId).
+func encodeTaskCursor(createdAt int64, runID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(taskCursorPrefix + strconv.FormatInt(createdAt, 10) + ":" + runID))
+}
+
+// decodeTaskCursor reverses encodeTaskCursor; ok is false for anything else.
+func decodeTaskCursor(c string) (int64, string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", false
+	}
+	rest, ok := strings.CutPrefix(string(b), taskCursorPrefix)
+	if !ok {
+		return 0, "", false
+	}
+	at, runID, ok := strings.Cut(rest, ":")
+	if !ok || runID == "" {
+		return 0, "", false
+	}
+	n, err := strconv.ParseInt(at, 10, 64)
+	if err != nil || n < 0 {
+		return 0, "", false
+	}
+	return n, runID, true
+}
