@@ -33,7 +33,9 @@ type config struct {
 }
 
 // parseFlags parses args for cmd; it returns flag.ErrHelp after printing help.
-func parseFlags(cmd string, args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
+// A CLI subcommand passes a *cmdFlags (cli_flags.go) to add its own flags,
+// usage text and positional arguments.
+func parseFlags(cmd string, args []string, getenv func(string) string, stderr io.Writer, sub ...*cmdFlags) (*config, error) {
 	d := engine.DefaultConfig()
 	c := &config{engine: d}
 	fs := flag.NewFlagSet("browsertask "+cmd, flag.ContinueOnError)
@@ -63,6 +65,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.Int64Var(&e.AutoSyncBudgetMs, "auto-sync-budget-ms", d.AutoSyncBudgetMs, "how long mode auto waits before answering async")
 	fs.Int64Var(&e.TaskPollIntervalMs, "task-poll-interval-ms", d.TaskPollIntervalMs, "pollInterval suggested to task clients")
 	fs.Int64Var(&e.MaxTaskTTLMs, "max-task-ttl-ms", d.MaxTaskTTLMs, "largest task ttl granted")
+	fs.Int64Var(&e.SessionIdleTTLMs, "session-idle-ttl-ms", d.SessionIdleTTLMs, "a browser session unused this long is closed")
 	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
 	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
 	fs.Int64Var(&c.leaseMs, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")
@@ -71,6 +74,11 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.Int64Var(&c.pollMs, "poll-ms", d.PollInterval.Milliseconds(), "how often queued runs of other processes are looked for")
 	fs.Int64Var(&c.recoveryMs, "recovery-interval-ms", d.RecoveryInterval.Milliseconds(), "how often expired leases are recovered")
 	fs.Int64Var(&c.janitorMs, "janitor-interval-ms", d.JanitorInterval.Milliseconds(), "how often expired runs and artifacts are purged")
+	shared := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { shared[f.Name] = true })
+	if len(sub) > 0 {
+		return c, sub[0].parse(fs, c, args, getenv, stderr, shared)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: browsertask %s [flags]\n\nEvery flag can also be set as BROWSERTASK_<FLAG> (dashes as underscores), e.g. BROWSERTASK_MAX_CONCURRENT_RUNS=2.\n\nFlags:\n", cmd)
 		fs.PrintDefaults()
@@ -81,11 +89,17 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see browsertask %s --help)", fs.Arg(0), cmd)
 	}
+	return c, applyEnv(fs, c, getenv, shared)
+}
+
+// applyEnv sets every shared flag not given on the command line from its
+// BROWSERTASK_* variable, then validates the config.
+func applyEnv(fs *flag.FlagSet, c *config, getenv func(string) string, shared map[string]bool) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] || envErr != nil {
+		if set[f.Name] || envErr != nil || !shared[f.Name] {
 			return
 		}
 		name := "BROWSERTASK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -96,9 +110,9 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 		}
 	})
 	if envErr != nil {
-		return nil, envErr
+		return envErr
 	}
-	return c, c.finish()
+	return c.finish()
 }
 
 // finish validates values and derives durations.

@@ -29,11 +29,11 @@ func main() {
 		os.Exit(1)
 	}()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "browsertask:", err)
 		var ee exitError
 		if errors.As(err, &ee) {
-			os.Exit(int(ee))
+			os.Exit(int(ee)) // the command already said why
 		}
+		fmt.Fprintln(os.Stderr, "browsertask:", err)
 		os.Exit(1)
 	}
 }
@@ -55,6 +55,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, rest, getenv, stdin, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, rest, getenv, stdin, stdout, stderr)
+	case "runs":
+		return cmdRuns(ctx, rest, getenv, stdout, stderr)
+	case "show":
+		return cmdShow(ctx, rest, getenv, stdout, stderr)
+	case "cancel":
+		return cmdCancel(ctx, rest, getenv, stdout, stderr)
+	case "artifact":
+		return cmdArtifact(ctx, rest, getenv, stdout, stderr)
+	case "templates":
+		return cmdTemplates(ctx, rest, getenv, stdout, stderr)
+	case "sessions":
+		return cmdSessions(ctx, rest, getenv, stdout, stderr)
+	case "doctor":
+		return cmdDoctor(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "browsertask", version)
 		return nil
@@ -71,15 +87,26 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `browsertask — durable browser automation runs for AI agents (MCP)
 
 Usage:
-  browsertask serve [flags]   run the daemon: engine + MCP over HTTP at /mcp
-  browsertask mcp [flags]     MCP over stdio for one client (+ HTTP if the port is free)
-  browsertask version         print the version
+  browsertask serve [flags]          the daemon: engine + MCP over HTTP at /mcp + dashboard at /
+  browsertask mcp [flags]            MCP over stdio for one client (+ HTTP if the port is free)
+  browsertask run TEMPLATE [flags]   run a template here; progress on stderr, Run JSON on stdout
+  browsertask runs [flags]           list runs
+  browsertask show RUN               print a run as JSON
+  browsertask cancel RUN             cancel a run, whichever process executes it
+  browsertask artifact ID [-o FILE]  save an artifact
+  browsertask templates              list templates
+  browsertask sessions               list browser sessions in use
+  browsertask doctor                 check browser, database and listener; print client config
+  browsertask version                print the version
 
-Run "browsertask serve --help" for every flag; each flag can also be set with
-the BROWSERTASK_<NAME> environment variable (e.g. BROWSERTASK_DB, BROWSERTASK_ADDR).
+Every command takes --help. Run "browsertask serve --help" for every flag; each
+flag can also be set with the BROWSERTASK_<NAME> environment variable (e.g.
+BROWSERTASK_DB, BROWSERTASK_ADDR). All commands share one database (--db).
 
 Examples:
   browsertask serve --addr 127.0.0.1:7788
   browsertask mcp --db ~/.local/share/browsertask/browsertask.db
+  browsertask run batch_extract_pages --input urls=https://example.com
+  browsertask runs --status running
 `)
 }

@@ -51,6 +51,8 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 	bm := browser.NewManager(browser.Options{
 		Browser: browsers, Headed: cfg.headed, Logger: log.With("component", "browser"),
 		MaxTabsPerSession: cfg.engine.MaxTabsPerSession,
+		// Every request of every tab is held to the URL policy (03 §3.3).
+		TrustLevel: cfg.engine.TrustLevel, AllowFileURLs: cfg.engine.AllowFileURLs,
 	})
 	tpls := templates.All(bm)
 	if cfg.devTemplates {
@@ -80,8 +82,10 @@ func (a *app) close() {
 	}
 }
 
-// httpHandler serves /mcp and a readiness probe.
+// httpHandler serves /mcp, a readiness probe and the dashboard at /.
 func (a *app) httpHandler(addr string) (http.Handler, error) {
+	// Pages opened by our own browser must never reach our own API.
+	a.browser.DenyHost(addr)
 	token := a.cfg.token
 	if a.cfg.tokenFile != "" {
 		b, err := os.ReadFile(a.cfg.tokenFile)
@@ -102,10 +106,7 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintf(w, "browsertask %s\nMCP endpoint: http://%s/mcp\n", version, addr)
-	})
+	mux.Handle("/", a.dashboard(token, addr))
 	return mux, nil
 }
 
@@ -158,7 +159,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	a.log.Info("browsertask serving", "mcp", "http://"+addr+"/mcp", "dashboard", "http://"+addr+"/", "db", cfg.dbPath, "version", version)
-	fmt.Fprintf(stderr, "browsertask %s listening: MCP http://%s/mcp\n", version, addr)
+	fmt.Fprintf(stderr, "browsertask %s listening: MCP http://%s/mcp , dashboard http://%s/\n", version, addr, addr)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error {

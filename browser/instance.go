@@ -22,7 +22,9 @@ type instance struct {
 	remote  bool
 	headed  bool
 	tempDir string
-	log     *slog.Logger
+	// extraArgs are appended to a launched browser's command line.
+	extraArgs []string
+	log       *slog.Logger
 
 	mu      sync.Mutex
 	gen     int // incremented on every (re)launch or reconnect
@@ -64,11 +66,13 @@ func (in *instance) browser(ctx context.Context) (*rod.Browser, int, error) {
 	return in.b, in.gen, nil
 }
 
-// healthyLocked reports whether the current browser still answers. A local
-// process is checked without a round trip; a remote one gets a short ping.
+// healthyLocked reports whether the current browser still answers: a local
+// process must be running, and the CDP connection must answer a short ping
+// (a killed browser's process may not be reaped yet while its connection is
+// already closed). One round trip per new session.
 func (in *instance) healthyLocked(ctx context.Context) bool {
-	if in.proc != nil {
-		return in.proc.alive()
+	if in.proc != nil && !in.proc.alive() {
+		return false
 	}
 	c, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -107,7 +111,7 @@ func (in *instance) startLocked(ctx context.Context) error {
 				return err
 			}
 		}
-		p, err := startProcess(ctx, bin, in.tempDir, in.headed, in.log)
+		p, err := startProcess(ctx, bin, in.tempDir, in.headed, in.extraArgs, in.log)
 		if err != nil {
 			return fmt.Errorf("launch browser %s: %w", bin, err)
 		}

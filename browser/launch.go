@@ -43,7 +43,7 @@ func findBinary() (string, error) {
 }
 
 // launchArgs returns Chromium's command line for a fresh profile in dir.
-func launchArgs(dir string, headed bool) []string {
+func launchArgs(dir string, headed bool, extra ...string) []string {
 	args := []string{
 		"--disable-gpu",
 		"--disable-background-networking",
@@ -70,6 +70,7 @@ func launchArgs(dir string, headed bool) []string {
 		// Chromium refuses to start its sandbox as root.
 		args = append(args, "--no-sandbox")
 	}
+	args = append(args, extra...)
 	return append(args, "about:blank")
 }
 
@@ -83,12 +84,12 @@ type process struct {
 
 // startProcess launches bin with a fresh profile under tempDir and waits for
 // its DevTools URL. The caller owns the returned process and must kill it.
-func startProcess(ctx context.Context, bin, tempDir string, headed bool, log *slog.Logger) (*process, error) {
+func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra []string, log *slog.Logger) (*process, error) {
 	dir, err := os.MkdirTemp(tempDir, userDataPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, fmt.Errorf("create browser profile dir: %w", err)
 	}
-	cmd := exec.Command(bin, launchArgs(dir, headed)...)
+	cmd := exec.Command(bin, launchArgs(dir, headed, extra...)...)
 	setProcAttrs(cmd)
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()

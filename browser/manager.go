@@ -10,8 +10,10 @@ package browser
 import (
 	"context"
 	"log/slog"
+	"net/netip"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -38,6 +40,17 @@ type Options struct {
 	// own listener); templates add them to their URL policy. More can be
 	// added once the listener is bound, with DenyHost.
 	DenyHosts []string
+	// TrustLevel is "local" (default) or "restricted": restricted refuses
+	// every request to a loopback, private or link-local address, checked
+	// in the browser on each request, redirects and sub-frames included.
+	TrustLevel string
+	// AllowFileURLs lets pages load file: URLs (trust local only).
+	AllowFileURLs bool
+	// Resolve replaces the system resolver in the restricted-trust check
+	// (tests map a name to a "public" address); nil = the system resolver.
+	Resolve func(host string) ([]netip.Addr, error)
+	// ExtraArgs are appended to the command line of launched browsers.
+	ExtraArgs []string
 }
 
 // Manager owns the browsers and the sessions of this process. It is safe
@@ -46,13 +59,21 @@ type Manager struct {
 	opts      Options
 	log       *slog.Logger
 	instances []*instance
+	policy    *requestPolicy
 
 	mu       sync.Mutex
 	deny     []string
 	next     int
 	sessions map[string]*Session
 	lost     map[string]bool // sessions whose browser died
-	closed   bool
+	// ended remembers recently closed session ids (with when), so a run
+	// queued for a session closed meanwhile gets SESSION_NOT_FOUND instead
+	// of a fresh empty context.
+	ended map[string]time.Time
+	// named are the sessions opened with OpenSession (create_browser_session),
+	// as opposed to the throwaway sessions runs own.
+	named  map[string]bool
+	closed bool
 }
 
 var (
@@ -73,7 +94,8 @@ func NewManager(o Options) *Manager {
 		o.MaxTabsPerSession = DefaultMaxTabsPerSession
 	}
 	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
-		deny: append([]string(nil), o.DenyHosts...)}
+		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...)}
+	m.policy = &requestPolicy{m: m}
 	specs := o.Browser
 	if len(specs) == 0 {
 		specs = []string{""}
@@ -81,6 +103,7 @@ func NewManager(o Options) *Manager {
 	for _, s := range specs {
 		m.instances = append(m.instances, &instance{
 			spec: s, remote: isRemoteSpec(s), headed: o.Headed, tempDir: o.TempDir, log: o.Logger,
+			extraArgs: o.ExtraArgs,
 		})
 	}
 	sweepProfiles(o.TempDir, o.Logger)
@@ -120,6 +143,11 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 		delete(m.sessions, sessionID)
 		m.lost[sessionID] = true
 	}
+	if _, ended := m.ended[sessionID]; ended {
+		m.mu.Unlock()
+		return nil, engine.Errorf(engine.SessionNotFound, "session %s was closed", sessionID).
+			WithDetails(map[string]any{"sessionId": sessionID})
+	}
 	if m.lost[sessionID] {
 		m.mu.Unlock()
 		return nil, engine.Errorf(engine.SessionNotFound, "session %s is gone: its browser exited", sessionID).
@@ -133,7 +161,7 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
 	}
-	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.log)
+	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log)
 	if err != nil {
 		return nil, err
 	}
@@ -159,11 +187,33 @@ func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
 	s := m.sessions[sessionID]
 	delete(m.sessions, sessionID)
 	delete(m.lost, sessionID)
+	if m.named[sessionID] {
+		delete(m.named, sessionID)
+		m.rememberEndedLocked(sessionID)
+	}
 	m.mu.Unlock()
 	if s == nil {
 		return nil
 	}
 	return s.close(ctx)
+}
+
+// endedMemory is how long a closed session id is remembered.
+const endedMemory = time.Hour
+
+// rememberEndedLocked records a closed session id and forgets ids closed
+// more than endedMemory ago (amortised: a sweep every 256 closes).
+func (m *Manager) rememberEndedLocked(sessionID string) {
+	now := time.Now()
+	m.ended[sessionID] = now
+	if len(m.ended)%256 != 0 {
+		return
+	}
+	for id, at := range m.ended {
+		if now.Sub(at) > endedMemory {
+			delete(m.ended, id)
+		}
+	}
 }
 
 // Describe reports the browser for the runtime profile without launching

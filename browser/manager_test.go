@@ -217,7 +217,7 @@ func TestRemoteEndpointPool(t *testing.T) {
 	srv := fixture.New(t)
 	bin, _ := findBinary()
 	ctx := testCtx(t, 40*time.Second)
-	proc, err := startProcess(ctx, bin, t.TempDir(), false, nil)
+	proc, err := startProcess(ctx, bin, t.TempDir(), false, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

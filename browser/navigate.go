@@ -41,7 +41,10 @@ type NavResult struct {
 // browser stops fetching. The NavResult is filled as far as the page got.
 // Errors: NAVIGATION_TIMEOUT (ctx ended before the page loaded),
 // ELEMENT_NOT_FOUND (ctx ended while waiting for the selector),
-// STEP_EXECUTION_FAILED (network error such as a refused connection),
+// STEP_EXECUTION_FAILED (network error such as a refused connection, or a
+// request of the page refused by the URL policy), TRUST_LEVEL_NOT_ALLOWED
+// (trust restricted and the page, a redirect or a sub-request went to an
+// internal address),
 // INVALID_PARAMETER (bad selector), PAGE_CRASHED, EXECUTION_ERROR (browser
 // gone). The caller decides whether ctx's end was its own deadline or a
 // cancellation of the run.
@@ -53,6 +56,7 @@ func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string
 	if s.Crashed(p) {
 		return res, s.mapErr(ctx, p, errors.New("renderer crashed"), "navigate to "+url)
 	}
+	s.clearBlocked(p)
 	evCtx, stopEvents := s.guard(ctx, p)
 	defer stopEvents()
 	watch := p.Context(evCtx).EachEvent(func(e *proto.NetworkResponseReceived) {
@@ -65,7 +69,9 @@ func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string
 	go watch()
 	var idle func()
 	if waitFor == WaitNetworkIdle {
-		idle = p.Context(evCtx).WaitRequestIdle(networkIdleQuiet, nil, nil, nil)
+		// The browser's own favicon fetch shows up (with request
+		// interception on) as a request that never finishes: not the page's.
+		idle = p.Context(evCtx).WaitRequestIdle(networkIdleQuiet, nil, []string{`/favicon\.ico(\?|$)`}, nil)
 	}
 	snapshot := func() NavResult {
 		mu.Lock()
@@ -83,6 +89,9 @@ func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string
 		return snapshot(), s.mapErr(ctx, p, err, "navigate to "+url)
 	}
 	if nav.ErrorText != "" {
+		if blocked := s.blockedErr(p); blocked != nil {
+			return snapshot(), blocked
+		}
 		if s.Crashed(p) {
 			return snapshot(), s.mapErr(ctx, p, errors.New(nav.ErrorText), "navigate to "+url)
 		}
@@ -104,6 +113,11 @@ func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string
 		err = context.Canceled // the network-idle wait ended by a crash
 	}
 	if err == nil {
+		if blocked := s.blockedErr(p); blocked != nil {
+			// The page loaded, but one of its requests (a sub-frame, a
+			// script, a client-side redirect) was refused: the page fails.
+			return s.finish(ctx, p, snapshot()), blocked
+		}
 		return s.finish(ctx, p, snapshot()), nil
 	}
 	if s.Crashed(p) {

@@ -26,6 +26,8 @@ type Session struct {
 	gen int
 	b   *rod.Browser // bound to the session's browser context
 	log *slog.Logger
+	// policy holds every request of the session's tabs to the URL policy.
+	policy *requestPolicy
 
 	slots chan struct{} // one token per open tab, cap = max tabs
 
@@ -33,6 +35,9 @@ type Session struct {
 	idle   []*tab
 	tabs   map[proto.TargetTargetID]*tab
 	closed bool
+	// origins are the http(s) origins whose documents the session loaded
+	// (for ExportState's localStorage).
+	origins map[string]bool
 }
 
 // tab is a pooled page and what is known about its renderer.
@@ -43,10 +48,18 @@ type tab struct {
 	// tab never answer, so calls are bound to it as well.
 	crash       context.Context
 	markCrashed context.CancelFunc
+	// blocked is the first request the URL policy refused since the last
+	// navigation started.
+	blocked atomic.Pointer[engine.Error]
+	// synthetic answers the tab's requests locally with an empty page
+	// (reading or writing an origin's storage without contacting it).
+	synthetic atomic.Bool
+	// emulated is set while a viewport override is active.
+	emulated atomic.Bool
 }
 
 // newSession creates the browser context. Errors: EXECUTION_ERROR.
-func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, gen, maxTabs int, log *slog.Logger) (*Session, error) {
+func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, gen, maxTabs int, pol *requestPolicy, log *slog.Logger) (*Session, error) {
 	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: true}.Call(b.Context(ctx))
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot create a browser context for session %s: %v", id, err)
@@ -54,7 +67,7 @@ func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, ge
 	sb := *b
 	sb.BrowserContextID = res.BrowserContextID
 	return &Session{
-		id: id, in: in, gen: gen, b: &sb, log: log,
+		id: id, in: in, gen: gen, b: &sb, log: log, policy: pol,
 		slots: make(chan struct{}, maxTabs),
 		tabs:  map[proto.TargetTargetID]*tab{},
 	}, nil
@@ -131,13 +144,11 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 	}
 	t := &tab{page: p}
 	t.crash, t.markCrashed = context.WithCancel(context.Background())
-	// Network events give the main document's HTTP status; Inspector events
-	// report a crashed renderer.
-	_ = p.EnableDomain(&proto.NetworkEnable{})
-	go p.EachEvent(func(*proto.InspectorTargetCrashed) {
-		t.crashed.Store(true)
+	if err := s.watchTab(t); err != nil {
 		t.markCrashed()
-	})()
+		_, _ = proto.TargetCloseTarget{TargetID: target.TargetID}.Call(s.b)
+		return nil, s.mapErr(ctx, nil, err, "set up a tab")
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -154,6 +165,10 @@ func (s *Session) putTab(t *tab, reusable bool) {
 	if reusable && !t.crashed.Load() {
 		c, cancel := context.WithTimeout(context.Background(), resetTimeout)
 		_, err := proto.PageNavigate{URL: "about:blank"}.Call(t.page.Context(c))
+		if err == nil && t.emulated.Load() {
+			err = proto.EmulationClearDeviceMetricsOverride{}.Call(t.page.Context(c))
+			t.emulated.Store(false)
+		}
 		cancel()
 		if err == nil {
 			s.mu.Lock()

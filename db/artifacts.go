@@ -27,21 +27,17 @@ type artifactEvent struct {
 // Errors: ErrNotFound (unknown run), ErrConflict (duplicate artifact id).
 func (d *DB) PutArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
 	a.Size = int64(len(data))
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, run_id, name, mime_type, size,
 			created_at, expires_at, tombstone) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
 			a.ID, a.RunID, a.Name, a.MimeType, a.Size, a.CreatedAt, a.ExpiresAt)
 		if err != nil {
 			return mapConstraint(fmt.Errorf("db: put artifact: %w", err))
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES (?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("db: put artifact chunks: %w", err)
-		}
-		defer stmt.Close()
 		for seq, off := 0, 0; off < len(data); seq, off = seq+1, off+chunkSize {
 			end := min(off+chunkSize, len(data))
-			if _, err := stmt.ExecContext(ctx, a.ID, seq, data[off:end]); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES (?, ?, ?)`,
+				a.ID, seq, data[off:end]); err != nil {
 				return fmt.Errorf("db: put artifact chunk %d: %w", seq, err)
 			}
 		}
@@ -53,7 +49,7 @@ func (d *DB) PutArtifact(ctx context.Context, a engine.Artifact, data []byte) er
 // GetArtifact returns an artifact's metadata, tombstones included (Expired =
 // true: the bytes are gone). Errors: ErrNotFound.
 func (d *DB) GetArtifact(ctx context.Context, artifactID string) (*engine.Artifact, error) {
-	return getArtifact(ctx, d.r, artifactID)
+	return getArtifact(ctx, d.reader(), artifactID)
 }
 
 // getArtifact reads one artifact row.
@@ -82,7 +78,7 @@ func getArtifact(ctx context.Context, q queryer, artifactID string) (*engine.Art
 // *engine.Error for an offset outside [0, size].
 func (d *DB) ReadArtifact(ctx context.Context, artifactID string, offset, length int64) ([]byte, error) {
 	var out []byte
-	err := d.read(ctx, func(tx *sql.Tx) error {
+	err := d.readTx(ctx, func(tx *txn) error {
 		a, err := getArtifact(ctx, tx, artifactID)
 		if err != nil {
 			return err

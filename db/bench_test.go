@@ -38,3 +38,43 @@ func BenchmarkSaveItem(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetRun measures get_task_run's read (one snapshot: the run row
+// and its artifact ids).
+func BenchmarkGetRun(b *testing.B) {
+	ctx := context.Background()
+	d := newDB(b)
+	mustCreate(b, d, queuedRun("run_1", 1))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := d.GetRun(ctx, "run_1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunLifecycle measures the store work of one short run, as the
+// scheduler benchmark's dev_echo does it: create, claim, one item
+// checkpoint, final write.
+func BenchmarkRunLifecycle(b *testing.B) {
+	ctx := context.Background()
+	d := newDB(b)
+	b.ResetTimer()
+	for i := range b.N {
+		id := fmt.Sprintf("run_%d", i)
+		now := int64(i + 1)
+		mustCreate(b, d, queuedRun(id, now))
+		runs, err := d.ClaimRuns(ctx, engine.Claim{OwnerID: "owner", Now: now, LeaseUntil: now + 1000, MaxRunning: 5, Max: 5})
+		if err != nil || len(runs) != 1 {
+			b.Fatalf("claim: %v, %d runs", err, len(runs))
+		}
+		it := engine.Item{Index: 0, Key: "item-0", Status: engine.ItemSucceeded}
+		if err := d.SaveItem(ctx, id, "owner", it, engine.Progress{DoneSteps: 1, TotalSteps: 1}, now); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.FinishRun(ctx, engine.Finish{RunID: id, OwnerID: "owner", Status: engine.StatusSucceeded,
+			Result: []byte(`{"items":1}`), Now: now, RunTTLMs: 1000}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

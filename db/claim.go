@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -18,7 +19,7 @@ import (
 // the first time, and a "status" event.
 func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, error) {
 	var runs []*engine.Run
-	err := d.write(ctx, func(tx *sql.Tx) error {
+	err := d.writeTx(ctx, func(tx *txn) error {
 		n := -1 // SQLite: LIMIT -1 is no limit
 		if c.MaxRunning > 0 {
 			var running int
@@ -40,43 +41,42 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 			WHERE id IN (SELECT id FROM runs
 				WHERE status = 'queued' AND (session_owner_id = '' OR session_owner_id = :owner)
 				ORDER BY created_at, id LIMIT :n)
-			RETURNING id, attempt`,
+			RETURNING `+runColumns,
 			sql.Named("owner", c.OwnerID), sql.Named("lease", c.LeaseUntil),
 			sql.Named("now", c.Now), sql.Named("n", n))
 		if err != nil {
 			return fmt.Errorf("db: claim runs: %w", err)
 		}
-		type claimed struct {
-			id      string
-			attempt int
-		}
-		var got []claimed
+		// RETURNING gives the rows as updated, so no second read is needed.
 		for rows.Next() {
-			var cl claimed
-			if err := rows.Scan(&cl.id, &cl.attempt); err != nil {
+			r, err := scanRun(rows)
+			if err != nil {
 				rows.Close()
 				return fmt.Errorf("db: claim runs: %w", err)
 			}
-			got = append(got, cl)
+			runs = append(runs, r)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("db: claim runs: %w", err)
 		}
-		if len(got) == 0 {
+		if len(runs) == 0 {
 			return nil
 		}
-		args := make([]any, len(got))
-		for i, cl := range got {
-			args[i] = cl.id
-			if err := appendJSONEvent(ctx, tx, cl.id, eventStatus,
-				statusEvent{Status: engine.StatusRunning, Attempt: cl.attempt}, c.Now); err != nil {
+		// RETURNING does not follow the subquery's order.
+		sort.Slice(runs, func(i, j int) bool {
+			if runs[i].CreatedAt != runs[j].CreatedAt {
+				return runs[i].CreatedAt < runs[j].CreatedAt
+			}
+			return runs[i].RunID < runs[j].RunID
+		})
+		for _, r := range runs {
+			if err := appendJSONEvent(ctx, tx, r.RunID, eventStatus,
+				statusEvent{Status: engine.StatusRunning, Attempt: r.Attempt}, c.Now); err != nil {
 				return err
 			}
 		}
-		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs WHERE id IN (`+
-			placeholders(len(args))+`) ORDER BY created_at, id`, args...)
-		return err
+		return fillArtifactIDs(ctx, tx, runs)
 	})
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 // caller executes that is missing was cancelled or recovered elsewhere.
 func (d *DB) Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64) ([]string, error) {
 	ids := []string{}
-	err := d.write(ctx, func(tx *sql.Tx) error {
+	err := d.writeTx(ctx, func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE owners SET heartbeat_at = ? WHERE id = ?`, now, ownerID); err != nil {
 			return fmt.Errorf("db: heartbeat owner: %w", err)
 		}
@@ -118,7 +118,7 @@ func (d *DB) Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int6
 // shutdown of a resumable run), clearing owner and lease; the attempt count
 // is kept so the next claim increments it. Errors: ErrNotFound, ErrConflict.
 func (d *DB) RequeueRun(ctx context.Context, runID, ownerID string, now int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		var attempt int
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = 'queued', owner_id = '',
 				lease_expires_at = 0, updated_at = ?

@@ -42,6 +42,8 @@ type DB struct {
 	path string
 	w    *sql.DB // exactly one connection: every write transaction
 	r    *sql.DB // read-only pool
+	ws   *stmtCache
+	rs   *stmtCache
 }
 
 // Open opens (creating if needed) the database at path, creates its parent
@@ -81,6 +83,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("db: open read pool: %w", err)
 	}
 	d.r = r
+	d.ws, d.rs = newStmtCache(w), newStmtCache(r)
 	return d, nil
 }
 
@@ -115,6 +118,8 @@ func dsn(absPath, params string) string {
 
 // Close closes both pools. Running statements finish first.
 func (d *DB) Close() error {
+	d.ws.close()
+	d.rs.close()
 	return errors.Join(d.r.Close(), d.w.Close())
 }
 
@@ -134,11 +139,16 @@ func (d *DB) SchemaVersion(ctx context.Context) (int, error) {
 // write runs fn in a write transaction on the single writer connection
 // (BEGIN IMMEDIATE through the DSN's _txlock), committing when fn returns nil.
 func (d *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return d.writeTx(ctx, func(t *txn) error { return fn(t.Tx) })
+}
+
+// writeTx is write with the writer's cached statements.
+func (d *DB) writeTx(ctx context.Context, fn func(tx *txn) error) error {
 	tx, err := d.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("db: begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(&txn{Tx: tx, c: d.ws}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -151,15 +161,24 @@ func (d *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // read runs fn in a read transaction on the read pool, so several queries
 // see one snapshot.
 func (d *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return d.readTx(ctx, func(t *txn) error { return fn(t.Tx) })
+}
+
+// readTx is read with the read pool's cached statements.
+func (d *DB) readTx(ctx context.Context, fn func(tx *txn) error) error {
 	tx, err := d.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("db: begin read: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
-	return fn(tx)
+	return fn(&txn{Tx: tx, c: d.rs})
 }
 
-// queryer is what read helpers need; both *sql.Tx and *sql.DB satisfy it.
+// reader runs single queries on the read pool with cached statements.
+func (d *DB) reader() pool { return pool{c: d.rs} }
+
+// queryer is what read helpers need; *txn, pool, *sql.Tx and *sql.DB
+// satisfy it.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -37,7 +37,7 @@ func keptPastCap(typ string) bool {
 // per-run cap, events other than status/artifact ones are silently dropped.
 // Errors: ErrNotFound when the run does not exist.
 func (d *DB) AppendEvent(ctx context.Context, runID, typ string, data json.RawMessage, now int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		return appendEvent(ctx, tx, runID, typ, data, now)
 	})
 }
@@ -45,7 +45,7 @@ func (d *DB) AppendEvent(ctx context.Context, runID, typ string, data json.RawMe
 // appendEvent takes the run's next seq from runs.event_seq (in the caller's
 // transaction, so seqs are gapless and strictly increasing) and inserts the
 // event.
-func appendEvent(ctx context.Context, tx *sql.Tx, runID, typ string, data json.RawMessage, now int64) error {
+func appendEvent(ctx context.Context, tx sqlTx, runID, typ string, data json.RawMessage, now int64) error {
 	var seq int64
 	err := tx.QueryRowContext(ctx, `UPDATE runs SET event_seq = event_seq + 1
 		WHERE id = ? AND (event_seq < ? OR ?)
@@ -71,7 +71,7 @@ func appendEvent(ctx context.Context, tx *sql.Tx, runID, typ string, data json.R
 }
 
 // appendJSONEvent marshals v as the event's data.
-func appendJSONEvent(ctx context.Context, tx *sql.Tx, runID, typ string, v any, now int64) error {
+func appendJSONEvent(ctx context.Context, tx sqlTx, runID, typ string, v any, now int64) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("db: encode event: %w", err)
@@ -92,7 +92,7 @@ func (d *DB) ListEvents(ctx context.Context, runID string, afterSeq int64, limit
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := d.r.QueryContext(ctx, `SELECT seq, at, type, data FROM run_events
+	rows, err := d.reader().QueryContext(ctx, `SELECT seq, at, type, data FROM run_events
 		WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, afterSeq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: list events: %w", err)

@@ -23,7 +23,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 	if err != nil {
 		return err
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		var attempt int
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = :status, result = :result, error = :error,
 				lease_expires_at = 0, finished_at = :now, updated_at = :now,
@@ -54,7 +54,7 @@ func (d *DB) CancelRun(ctx context.Context, runID, reason string, e *engine.Erro
 		run     *engine.Run
 		changed bool
 	)
-	err = d.write(ctx, func(tx *sql.Tx) error {
+	err = d.writeTx(ctx, func(tx *txn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'canceled', error = :error,
 				cancel_reason = :reason, cancel_requested = 1, lease_expires_at = 0,
 				finished_at = :now, updated_at = :now, expires_at = MAX(created_at + ttl_ms, :now + :ttl)
@@ -86,7 +86,7 @@ func (d *DB) CancelRun(ctx context.Context, runID, reason string, e *engine.Erro
 // casError explains a compare-and-set write that matched no row: the run is
 // missing (ErrNotFound) or in another state (ErrConflict). Any error other
 // than sql.ErrNoRows is wrapped as is.
-func casError(ctx context.Context, tx *sql.Tx, runID string, err error) error {
+func casError(ctx context.Context, tx sqlTx, runID string, err error) error {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("db: update run %s: %w", runID, err)
 	}

@@ -15,7 +15,7 @@ import (
 // returns held = true and the holder's run id when a live entry keeps the
 // key; the caller must then insert nothing. The single statement is atomic
 // under the write lock, so concurrent submissions cannot both win.
-func claimIdempotencyKey(ctx context.Context, tx *sql.Tx, c *engine.IdempotencyClaim, runID string) (holder string, held bool, err error) {
+func claimIdempotencyKey(ctx context.Context, tx sqlTx, c *engine.IdempotencyClaim, runID string) (holder string, held bool, err error) {
 	var got string
 	err = tx.QueryRowContext(ctx, `INSERT INTO idempotency_keys (template_id, key, run_id, expires_at)
 		VALUES (:tpl, :key, :run, :exp)

@@ -13,18 +13,20 @@ import (
 // engine appends throttled "progress" events itself. Errors: ErrNotFound,
 // ErrConflict.
 func (d *DB) SaveProgress(ctx context.Context, runID, ownerID string, p engine.Progress, now int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		return saveProgress(ctx, tx, runID, ownerID, p, now)
 	})
 }
 
+// saveProgressSQL is the compare-and-set progress update.
+const saveProgressSQL = `UPDATE runs SET progress_done = ?, progress_total = ?,
+		progress_failed = ?, progress_message = ?, updated_at = ?
+	WHERE id = ? AND status = 'running' AND owner_id = ? RETURNING id`
+
 // saveProgress is SaveProgress inside the caller's transaction.
-func saveProgress(ctx context.Context, tx *sql.Tx, runID, ownerID string, p engine.Progress, now int64) error {
+func saveProgress(ctx context.Context, tx sqlTx, runID, ownerID string, p engine.Progress, now int64) error {
 	var id string
-	err := tx.QueryRowContext(ctx, `UPDATE runs SET progress_done = ?, progress_total = ?,
-			progress_failed = ?, progress_message = ?, updated_at = ?
-		WHERE id = ? AND status = 'running' AND owner_id = ? RETURNING id`,
-		p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, ownerID).Scan(&id)
+	err := tx.QueryRowContext(ctx, saveProgressSQL, p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, ownerID).Scan(&id)
 	if err != nil {
 		return casError(ctx, tx, runID, err)
 	}
@@ -47,7 +49,7 @@ func (d *DB) SaveItem(ctx context.Context, runID, ownerID string, it engine.Item
 	if err != nil {
 		return err
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		if err := saveProgress(ctx, tx, runID, ownerID, p, now); err != nil {
 			return err
 		}
@@ -67,7 +69,7 @@ func (d *DB) SaveItem(ctx context.Context, runID, ownerID string, it engine.Item
 // ListItems returns a run's item checkpoints ordered by index (empty for an
 // unknown run).
 func (d *DB) ListItems(ctx context.Context, runID string) ([]engine.Item, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT idx, key, status, output, error FROM run_items
+	rows, err := d.reader().QueryContext(ctx, `SELECT idx, key, status, output, error FROM run_items
 		WHERE run_id = ? ORDER BY idx`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("db: list items: %w", err)

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/browsertask/browsertask/engine"
@@ -11,7 +10,7 @@ import (
 // RegisterOwner inserts or replaces this process's owner row, so peers (and
 // doctor) can see which processes share the database.
 func (d *DB) RegisterOwner(ctx context.Context, o engine.Owner) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO owners (id, pid, host, started_at, heartbeat_at)
 			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host,
@@ -26,7 +25,7 @@ func (d *DB) RegisterOwner(ctx context.Context, o engine.Owner) error {
 
 // ListOwners returns all owner rows, oldest first.
 func (d *DB) ListOwners(ctx context.Context) ([]engine.Owner, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT id, pid, host, started_at, heartbeat_at FROM owners
+	rows, err := d.reader().QueryContext(ctx, `SELECT id, pid, host, started_at, heartbeat_at FROM owners
 		ORDER BY started_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("db: list owners: %w", err)
@@ -50,7 +49,7 @@ func (d *DB) ListOwners(ctx context.Context) ([]engine.Owner, error) {
 // lease of every run it still holds as running, so any process recovers them
 // at once instead of waiting out the lease.
 func (d *DB) ReleaseOwner(ctx context.Context, ownerID string, now int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM owners WHERE id = ?`, ownerID); err != nil {
 			return fmt.Errorf("db: release owner: %w", err)
 		}

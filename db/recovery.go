@@ -13,7 +13,7 @@ import (
 // recover them with RecoverRun.
 func (d *DB) ExpiredLeases(ctx context.Context, now int64) ([]*engine.Run, error) {
 	var runs []*engine.Run
-	err := d.read(ctx, func(tx *sql.Tx) error {
+	err := d.readTx(ctx, func(tx *txn) error {
 		var err error
 		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs
 			WHERE status = 'running' AND lease_expires_at <= ? ORDER BY lease_expires_at, id`, now)
@@ -38,7 +38,7 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 	if err != nil {
 		return err
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.writeTx(ctx, func(tx *txn) error {
 		const cas = ` WHERE id = :id AND status = 'running' AND owner_id = :owner AND lease_expires_at <= :now
 			RETURNING attempt`
 		query := `UPDATE runs SET status = 'queued', owner_id = '', lease_expires_at = 0, updated_at = :now` + cas

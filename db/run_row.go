@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -107,13 +106,19 @@ func fillArtifactIDs(ctx context.Context, q queryer, runs []*engine.Run) error {
 		return nil
 	}
 	byID := make(map[string]*engine.Run, len(runs))
-	args := make([]any, 0, len(runs))
+	ids := make([]string, 0, len(runs))
 	for _, r := range runs {
 		byID[r.RunID] = r
-		args = append(args, r.RunID)
+		ids = append(ids, r.RunID)
+	}
+	// One statement text whatever the page size (the ids travel as a JSON
+	// array), so it is prepared once and cached.
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("db: artifact ids: %w", err)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT run_id, id FROM artifacts
-		WHERE run_id IN (`+placeholders(len(args))+`) ORDER BY created_at, rowid`, args...)
+		WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, rowid`, string(list))
 	if err != nil {
 		return fmt.Errorf("db: artifact ids: %w", err)
 	}
@@ -128,11 +133,6 @@ func fillArtifactIDs(ctx context.Context, q queryer, runs []*engine.Run) error {
 		}
 	}
 	return rows.Err()
-}
-
-// placeholders returns "?, ?, ?" for n parameters.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
 // rawOrNil turns a nullable JSON column into a RawMessage (nil for NULL).

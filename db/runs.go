@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -19,7 +18,7 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 		stored *engine.Run
 		dedup  bool
 	)
-	err := d.write(ctx, func(tx *sql.Tx) error {
+	err := d.writeTx(ctx, func(tx *txn) error {
 		if idem != nil {
 			holder, held, err := claimIdempotencyKey(ctx, tx, idem, run.RunID)
 			if err != nil {
@@ -49,7 +48,7 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 }
 
 // insertRun writes every column of a new queued run.
-func insertRun(ctx context.Context, tx *sql.Tx, r *engine.Run, idem *engine.IdempotencyClaim) error {
+func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
 	errJSON, err := encodeError(r.Error)
 	if err != nil {
 		return err
@@ -82,7 +81,7 @@ func insertRun(ctx context.Context, tx *sql.Tx, r *engine.Run, idem *engine.Idem
 // Errors: ErrNotFound.
 func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 	var r *engine.Run
-	err := d.read(ctx, func(tx *sql.Tx) error {
+	err := d.readTx(ctx, func(tx *txn) error {
 		var err error
 		r, err = getRun(ctx, tx, runID)
 		return err
@@ -118,7 +117,7 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 		runs  []*engine.Run
 		total int
 	)
-	err := d.read(ctx, func(tx *sql.Tx) error {
+	err := d.readTx(ctx, func(tx *txn) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+cond, args...).Scan(&total); err != nil {
 			return fmt.Errorf("db: count runs: %w", err)
 		}

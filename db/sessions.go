@@ -33,9 +33,8 @@ func (d *DB) GetSession(ctx context.Context, sessionID string) (*engine.Session,
 	return &s, nil
 }
 
-// PutSession inserts or replaces a session row. It is not part of
-// engine.Store yet: the browser session manager records the sessions it opens
-// so other processes can route session-bound runs to their owner.
+// PutSession inserts or replaces a session row, so other processes can see
+// the session and route session-bound runs to its owner.
 func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
 		var closed any
@@ -68,6 +67,71 @@ func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) erro
 			return fmt.Errorf("db: close session: %w", err)
 		} else if n == 0 {
 			return engine.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// ListSessions returns the open sessions, newest first; ownerID "" lists
+// every owner's.
+func (d *DB) ListSessions(ctx context.Context, ownerID string) ([]*engine.Session, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT id, owner_id, created_at, last_used_at, expires_at
+		FROM sessions WHERE closed_at IS NULL AND (? = '' OR owner_id = ?)
+		ORDER BY created_at DESC, id DESC`, ownerID, ownerID)
+	if err != nil {
+		return nil, fmt.Errorf("db: list sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []*engine.Session{}
+	for rows.Next() {
+		var s engine.Session
+		if err := rows.Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt); err != nil {
+			return nil, fmt.Errorf("db: list sessions: %w", err)
+		}
+		out = append(out, &s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// TouchSession records a use of an open session and moves its expiry.
+// Errors: ErrNotFound for an unknown or closed session.
+func (d *DB) TouchSession(ctx context.Context, sessionID string, now, expiresAt int64) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET last_used_at = ?, expires_at = ?
+			WHERE id = ? AND closed_at IS NULL`, now, expiresAt, sessionID)
+		if err != nil {
+			return fmt.Errorf("db: touch session: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("db: touch session: %w", err)
+		} else if n == 0 {
+			return engine.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// PutLooseArtifact stores an artifact that belongs to no run (a session
+// export), with its bytes in chunk rows, in one transaction and without a
+// run event. Errors: ErrConflict (duplicate artifact id).
+func (d *DB) PutLooseArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
+	a.Size = int64(len(data))
+	return d.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, run_id, name, mime_type, size,
+			created_at, expires_at, tombstone) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
+			a.ID, a.RunID, a.Name, a.MimeType, a.Size, a.CreatedAt, a.ExpiresAt)
+		if err != nil {
+			return mapConstraint(fmt.Errorf("db: put artifact: %w", err))
+		}
+		for seq, off := 0, 0; off < len(data); seq, off = seq+1, off+chunkSize {
+			end := min(off+chunkSize, len(data))
+			if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES (?, ?, ?)`,
+				a.ID, seq, data[off:end]); err != nil {
+				return fmt.Errorf("db: put artifact chunk %d: %w", seq, err)
+			}
 		}
 		return nil
 	})

@@ -36,3 +36,47 @@ func TestSessions(t *testing.T) {
 		t.Fatalf("CloseSession(missing) = %v, want ErrNotFound", err)
 	}
 }
+
+func TestListTouchSessionsAndLooseArtifact(t *testing.T) {
+	ctx := context.Background()
+	d := newDB(t)
+	for i, id := range []string{"sess_a", "sess_b", "sess_c"} {
+		owner := "own_1"
+		if id == "sess_c" {
+			owner = "own_2"
+		}
+		if err := d.PutSession(ctx, engine.Session{ID: id, OwnerID: owner, CreatedAt: int64(10 + i), LastUsedAt: 10, ExpiresAt: 100}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.CloseSession(ctx, "sess_a", 50); err != nil {
+		t.Fatal(err)
+	}
+	all, err := d.ListSessions(ctx, "")
+	if err != nil || len(all) != 2 || all[0].ID != "sess_c" || all[1].ID != "sess_b" {
+		t.Fatalf("ListSessions(all) = %v, %v", all, err)
+	}
+	mine, err := d.ListSessions(ctx, "own_1")
+	if err != nil || len(mine) != 1 || mine[0].ID != "sess_b" {
+		t.Fatalf("ListSessions(own_1) = %v, %v", mine, err)
+	}
+	if err := d.TouchSession(ctx, "sess_b", 60, 200); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := d.GetSession(ctx, "sess_b"); s.LastUsedAt != 60 || s.ExpiresAt != 200 {
+		t.Fatalf("touched session = %+v", s)
+	}
+	if err := d.TouchSession(ctx, "sess_a", 60, 200); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("TouchSession(closed) = %v", err)
+	}
+	data := make([]byte, 300<<10)
+	data[len(data)-1] = 7
+	a := engine.Artifact{ID: "art_loose", RunID: "sess_b", Name: "state.json", MimeType: "application/json", CreatedAt: 1, ExpiresAt: 1000}
+	if err := d.PutLooseArtifact(ctx, a, data); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.ReadArtifact(ctx, "art_loose", int64(len(data)-1), 10)
+	if err != nil || len(got) != 1 || got[0] != 7 {
+		t.Fatalf("ReadArtifact = %v, %v", got, err)
+	}
+}

@@ -16,9 +16,12 @@ type Config struct {
 	AutoSyncBudgetMs     int64
 	TaskPollIntervalMs   int64
 	MaxTaskTTLMs         int64
-	TrustLevel           string // "local" or "restricted"
-	IsRemote             bool
-	AllowFileURLs        bool
+	// SessionIdleTTLMs closes a named browser session after this long
+	// without use (default 30 min).
+	SessionIdleTTLMs int64
+	TrustLevel       string // "local" or "restricted"
+	IsRemote         bool
+	AllowFileURLs    bool
 
 	// HeartbeatInterval is how often leases are extended and remote cancels
 	// noticed.
@@ -52,6 +55,7 @@ func DefaultConfig() Config {
 		AutoSyncBudgetMs:     20000,
 		TaskPollIntervalMs:   1000,
 		MaxTaskTTLMs:         86400000,
+		SessionIdleTTLMs:     1800000,
 		TrustLevel:           "local",
 		HeartbeatInterval:    time.Second,
 		LeaseDuration:        15 * time.Second,
@@ -88,6 +92,7 @@ func (c Config) withDefaults() Config {
 	set(&c.AutoSyncBudgetMs, d.AutoSyncBudgetMs)
 	set(&c.TaskPollIntervalMs, d.TaskPollIntervalMs)
 	set(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
+	set(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
 	if c.TrustLevel == "" {
 		c.TrustLevel = d.TrustLevel
 	}
@@ -128,6 +133,7 @@ type Profile struct {
 	ArtifactTextMimeTypes []string     `json:"artifactTextMimeTypes"`
 	ArtifactEncodingRule  string       `json:"artifactEncodingRule"`
 	AllowFileURLs         bool         `json:"allowFileUrls"`
+	SessionIdleTTLMs      int64        `json:"sessionIdleTtlMs"`
 }
 
 // BrowserInfo describes the browser in the profile.

@@ -56,7 +56,8 @@ func (v *runEnv) Checkpoint(ctx context.Context, it Item, p Progress) error {
 	return err
 }
 
-// SetProgress records progress at most every 200 ms.
+// SetProgress records progress, and appends a "progress" event, at most
+// every 200 ms.
 func (v *runEnv) SetProgress(p Progress) {
 	v.mu.Lock()
 	if time.Since(v.lastProgress) < 200*time.Millisecond {
@@ -73,6 +74,9 @@ func (v *runEnv) SetProgress(p Progress) {
 		return
 	}
 	if err == nil {
+		// A "progress" event (throttled like the write above) lets event
+		// followers see steps that are not item checkpoints.
+		v.e.event(v.run.RunID, "progress", p)
 		v.e.notify()
 	}
 }

@@ -32,6 +32,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	loops.Go(func() error { e.heartbeatLoop(lctx); return nil })
 	loops.Go(func() error { e.every(lctx, e.cfg.RecoveryInterval, e.recoverOnce); return nil })
 	loops.Go(func() error { e.every(lctx, e.cfg.JanitorInterval, e.janitorOnce); return nil })
+	loops.Go(func() error { e.every(lctx, e.sessionSweepInterval(), e.sweepSessions); return nil })
 	e.kick()
 	<-ctx.Done()
 	_ = loops.Wait()

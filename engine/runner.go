@@ -12,7 +12,12 @@ import (
 // cancel cause (canceled, shutdown, lease lost); the run's timeout is added
 // here so it bounds only the running phase.
 func (e *Engine) execute(ctx context.Context, r *Run) {
-	log := e.log.With("runId", r.RunID, "templateId", r.TemplateID, "attempt", r.Attempt)
+	log := e.runLogger(r.RunID, e.log.With("runId", r.RunID, "templateId", r.TemplateID, "attempt", r.Attempt))
+	// Secret inputs live only in memory; the stored copy says "***".
+	defer e.secrets.forget(r.RunID)
+	if sec := e.secrets.get(r.RunID); sec != nil {
+		r.Inputs = sec.inputs
+	}
 	tpl, ok := e.templates[r.TemplateID]
 	if !ok {
 		// A peer with more templates created it; this process cannot run it.
@@ -27,12 +32,17 @@ func (e *Engine) execute(ctx context.Context, r *Run) {
 	defer cancel()
 
 	done := map[string]Item{}
-	if items, err := e.store.ListItems(rctx, r.RunID); err == nil {
-		for _, it := range items {
-			done[it.Key] = it
+	// Checkpoints exist only from earlier attempts: the first attempt of a
+	// run saves the read (one query per run, noticeable at hundreds of
+	// short runs per second).
+	if r.Attempt > 1 {
+		if items, err := e.store.ListItems(rctx, r.RunID); err == nil {
+			for _, it := range items {
+				done[it.Key] = it
+			}
+		} else {
+			log.Warn("load checkpoints failed", "err", err)
 		}
-	} else {
-		log.Warn("load checkpoints failed", "err", err)
 	}
 	env := &runEnv{e: e, run: r, done: done, log: log, cancel: e.interruptFunc(r.RunID)}
 	log.Debug("run started", "resumedItems", len(done))

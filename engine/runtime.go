@@ -25,6 +25,10 @@ type Engine struct {
 	schemas   map[string]*Schema
 	sessions  SessionCloser
 	browser   BrowserDescriber
+	// secrets holds secret inputs in memory only (secrets.go); named are
+	// the browser sessions opened here (sessions.go).
+	secrets   *secretVault
+	named     sessionSet
 	version   string
 	protocols []string
 	ownerID   string
@@ -63,7 +67,10 @@ func New(o Options) (*Engine, error) {
 		wake:      make(chan struct{}, 1),
 		active:    map[string]*activeRun{},
 		changed:   make(chan struct{}),
+		secrets:   newSecretVault(),
 	}
+	// Every write goes through the redacting wrapper (secret_store.go).
+	e.store = &secretStore{Store: o.Store, vault: e.secrets}
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -124,6 +131,7 @@ func (e *Engine) Profile() Profile {
 		ArtifactTextMimeTypes: append([]string{"text/*"}, TextMimeTypes...),
 		ArtifactEncodingRule:  ArtifactEncodingRule,
 		AllowFileURLs:         c.AllowFileURLs,
+		SessionIdleTTLMs:      c.SessionIdleTTLMs,
 	}
 	if p.ProtocolVersions == nil {
 		p.ProtocolVersions = []string{}

@@ -85,6 +85,20 @@ type Store interface {
 
 	// GetSession returns a live browser session row.
 	GetSession(ctx context.Context, sessionID string) (*Session, error)
+	// PutSession inserts or replaces a browser session row.
+	PutSession(ctx context.Context, s Session) error
+	// CloseSession marks a session closed at now (idempotent). ErrNotFound
+	// for an unknown session.
+	CloseSession(ctx context.Context, sessionID string, now int64) error
+	// ListSessions returns the open sessions (closed_at unset), newest
+	// first; ownerID "" lists every owner's.
+	ListSessions(ctx context.Context, ownerID string) ([]*Session, error)
+	// TouchSession sets last_used_at = now and expires_at of an open
+	// session. ErrNotFound when it is unknown or closed.
+	TouchSession(ctx context.Context, sessionID string, now, expiresAt int64) error
+	// PutLooseArtifact stores an artifact that belongs to no run (a session
+	// export) and its bytes, like PutArtifact but without a run event.
+	PutLooseArtifact(ctx context.Context, a Artifact, data []byte) error
 
 	// Purge deletes, at most batch rows per transaction: terminal runs with
 	// expires_at <= now (with items, events, idempotency keys); artifact bytes

@@ -99,6 +99,12 @@ func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	if err := tpl.Check(inputs, e.Profile()); err != nil {
 		return nil, AsError(err)
 	}
+	if sr, ok := tpl.(SessionRequirer); ok && sr.RequiresSession() && r.SessionID == "" {
+		return nil, Errorf(InvalidParameter, "sessionId is required: %s only makes sense in a browser session that outlives the run; create one with create_browser_session and pass its sessionId", info.TemplateID).
+			WithDetails(map[string]any{"field": "sessionId"})
+	}
+	// Secrets are masked in the stored copy and kept in memory (secrets.go).
+	storedInputs, secrets := protectSecrets(tpl, inputs)
 	now := e.now()
 	ttl := e.cfg.RunTTLMs
 	if r.TaskTTLMs > 0 {
@@ -108,7 +114,7 @@ func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		RunID: "run_" + uuid.NewString(), TemplateID: info.TemplateID, TemplateVersion: version,
 		Status: StatusQueued, Mode: mode, Progress: Progress{}, ArtifactIDs: []string{},
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now + ttl,
-		Inputs: compactJSON(inputs), TimeoutMs: timeout, TTLMs: ttl, IdempotencyKey: r.IdempotencyKey,
+		Inputs: compactJSON(storedInputs), TimeoutMs: timeout, TTLMs: ttl, IdempotencyKey: r.IdempotencyKey,
 	}
 	if r.SessionID != "" {
 		s, err := e.store.GetSession(ctx, r.SessionID)
@@ -120,14 +126,27 @@ func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 			return nil, Wrap(ExecutionError, err, "look up session: %v", err)
 		}
 		run.SessionID, run.SessionOwnerID = s.ID, s.OwnerID
+		e.touchSession(ctx, s)
 	} else {
 		run.SessionID, run.OwnsSession = "sess_"+uuid.NewString(), true
+	}
+	if secrets != nil {
+		if run.SessionOwnerID != "" && run.SessionOwnerID != e.ownerID {
+			return nil, Errorf(InvalidParameter, "inputs with secrets must be submitted to the browsertask process that owns session %s (secrets never leave the process that receives them)", run.SessionID).
+				WithDetails(map[string]any{"sessionId": run.SessionID})
+		}
+		// Only this process holds the secrets, so only it may run the run.
+		run.SessionOwnerID = e.ownerID
+		e.secrets.put(run.RunID, compactJSON(inputs), secrets)
 	}
 	var idem *IdempotencyClaim
 	if r.IdempotencyKey != "" {
 		idem = &IdempotencyClaim{TemplateID: info.TemplateID, Key: r.IdempotencyKey, Now: now, ExpiresAt: now + e.cfg.RunTTLMs}
 	}
 	stored, dedup, err := e.store.CreateRun(ctx, run, idem)
+	if err != nil || dedup {
+		e.secrets.forget(run.RunID)
+	}
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "store run: %v", err)
 	}

@@ -133,6 +133,8 @@ func (s *Server) tools() []toolDef {
 		s.getArtifactTool(),
 		s.getRuntimeProfileTool(),
 		s.getTaskRunEventsTool(), s.subscribeTaskRunEventsTool(), // v1.1 event log (tool_events.go)
+		s.createBrowserSessionTool(), s.listBrowserSessionsTool(), // browser sessions (tool_sessions.go)
+		s.closeBrowserSessionTool(), s.exportSessionStateTool(),
 	}
 }
 

@@ -26,6 +26,7 @@ type fakeEnv struct {
 	items     []engine.Item
 	progress  []engine.Progress
 	artifacts map[string][]byte
+	mimes     map[string]string
 }
 
 func newEnv(t *testing.T, inputs string) *fakeEnv {
@@ -35,6 +36,7 @@ func newEnv(t *testing.T, inputs string) *fakeEnv {
 		inputs:    json.RawMessage(inputs),
 		profile:   engine.Profile{MaxURLs: 1000, MaxTabsPerSession: 20, TrustLevel: "local"},
 		artifacts: map[string][]byte{},
+		mimes:     map[string]string{},
 	}
 }
 
@@ -63,13 +65,21 @@ func (e *fakeEnv) Checkpoint(ctx context.Context, it engine.Item, p engine.Progr
 }
 
 func (e *fakeEnv) PutArtifact(ctx context.Context, name, mime string, data []byte) (string, error) {
-	if mime != "application/json" {
-		return "", fmt.Errorf("unexpected mime %s", mime)
+	if mime == "" {
+		return "", fmt.Errorf("artifact %s without a mime type", name)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.artifacts[name] = data
+	e.mimes[name] = mime
 	return "art_" + name, nil
+}
+
+// artifact returns a stored artifact's bytes and mime type.
+func (e *fakeEnv) artifact(name string) ([]byte, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.artifacts[name], e.mimes[name]
 }
 
 // pagesJSON decodes the pages.json artifact.

@@ -6,9 +6,15 @@ import (
 )
 
 // All returns every template of this binary, wired to the browser manager
-// b (which gives each run its session and tabs).
+// b (which gives each run its session and tabs), in the order
+// list_task_templates shows them.
 func All(b *browser.Manager) []engine.Template {
 	return []engine.Template{
 		NewBatchExtractPages(b),
+		NewScreenshotPages(b),
+		NewSavePDF(b),
+		NewCrawlSite(b),
+		NewLogin(b),
+		NewRunSteps(b),
 	}
 }

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// cdpVariant is the bare baseline plus some of the per-tab CDP features
+// the browser package turns on, to price each one on this machine.
+type cdpVariant struct {
+	name     string
+	network  bool // Network.enable and a NetworkResponseReceived listener per navigation
+	fetch    bool // Fetch.enable, every request paused and continued from Go
+	autoAtt  bool // Target.setAutoAttach{waitForDebuggerOnStart}
+	describe string
+}
+
+var cdpVariants = []cdpVariant{
+	{name: "bare", describe: "navigate + wait load + extract, nothing else"},
+	{name: "network", network: true, describe: "+ Network.enable, a response listener per navigation"},
+	{name: "fetch", fetch: true, describe: "+ Fetch.enable: each request paused and continued from Go"},
+	{name: "autoattach", autoAtt: true, describe: "+ Target.setAutoAttach{waitForDebuggerOnStart}"},
+	{name: "all", network: true, fetch: true, autoAtt: true, describe: "network + fetch + autoattach"},
+}
+
+// benchBrowserCost is a diagnostic (-only browsercost): it prices the CDP
+// features a tab of the browser package uses (HTTP status from Network
+// events, URL-policy interception through Fetch, auto-attach of child
+// targets) by running the bare baseline with each of them, and
+// batch_extract_pages through MCP, in rotation; it prints each one's
+// median pages/s and median ratio to the bare run of the same repeat.
+func benchBrowserCost(ctx context.Context, o *options, log *slog.Logger, out io.Writer) error {
+	js, err := templateExtractJS()
+	if err != nil {
+		return err
+	}
+	pages := pageServer()
+	defer pages.Close()
+	dir, err := os.MkdirTemp("", "browsertask-bench-cost-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	srv, err := startInproc(ctx, dir, engine.DefaultConfig(), log)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	cl, err := connectHTTP(ctx, srv.endpoint())
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	bm := browser.NewManager(browser.Options{Logger: log, MaxTabsPerSession: max(20, o.tabs)})
+	defer bm.Close()
+	salt := 100
+	if _, err := engineExtract(ctx, cl, pageURLs(pages, min(20, o.pages), salt), o.tabs); err != nil {
+		return err
+	}
+	speed := map[string][]float64{}
+	for r := 0; r < o.repeats; r++ {
+		for _, v := range cdpVariants {
+			salt++
+			urls := pageURLs(pages, o.pages, salt)
+			d, err := variantRun(ctx, bm, js, urls, o.tabs, v, salt)
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			speed[v.name] = append(speed[v.name], float64(len(urls))/d.Seconds())
+		}
+		salt++
+		d, err := engineExtract(ctx, cl, pageURLs(pages, o.pages, salt), o.tabs)
+		if err != nil {
+			return err
+		}
+		speed["browsertask"] = append(speed["browsertask"], float64(o.pages)/d.Seconds())
+		fmt.Fprintf(out, "  repeat %d done\n", r+1)
+	}
+	fmt.Fprintf(out, "CDP feature cost, %d pages, %d tabs, %d repeats (ratio = pages/s ÷ bare's in the same repeat):\n", o.pages, o.tabs, o.repeats)
+	rows := append(append([]cdpVariant(nil), cdpVariants...), cdpVariant{name: "browsertask", describe: "batch_extract_pages through MCP"})
+	for _, v := range rows {
+		var rs []float64
+		for i, x := range speed[v.name] {
+			rs = append(rs, ratio(x, speed["bare"][i]))
+		}
+		fmt.Fprintf(out, "  %-12s %5.1f pages/s  ratio %.2f %s  %s\n", v.name, median(speed[v.name]), median(rs), floats(rs, "%.2f"), v.describe)
+	}
+	return nil
+}
+
+// variantRun is baseline.run with the variant's CDP features on every tab.
+func variantRun(ctx context.Context, bm *browser.Manager, js string, urls []string, tabs int, v cdpVariant, salt int) (time.Duration, error) {
+	start := time.Now()
+	s, err := bm.Session(ctx, fmt.Sprintf("bench_cost_%d", salt))
+	if err != nil {
+		return 0, err
+	}
+	defer bm.CloseSession(context.Background(), s.ID())
+	rb := s.Browser()
+	script := fmt.Sprintf(js, extractConfig())
+	jobs := make(chan int, len(urls))
+	for i := range urls {
+		jobs <- i
+	}
+	close(jobs)
+	out := make([]json.RawMessage, len(urls))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < tabs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := variantWorker(wctx, rb, urls, script, jobs, out, v); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	return time.Since(start), checkPages(urls, out)
+}
+
+// variantWorker opens a tab, turns the variant's features on and extracts
+// jobs in it.
+func variantWorker(ctx context.Context, rb *rod.Browser, urls []string, script string, jobs <-chan int, out []json.RawMessage, v cdpVariant) error {
+	t, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: rb.BrowserContextID}.Call(rb.Context(ctx))
+	if err != nil {
+		return err
+	}
+	p, err := rb.PageFromTarget(t.TargetID)
+	if err != nil {
+		return err
+	}
+	p = p.Context(ctx)
+	if v.network {
+		if err := (proto.NetworkEnable{}).Call(p); err != nil {
+			return err
+		}
+	}
+	if v.fetch || v.autoAtt {
+		go p.EachEvent(func(e *proto.FetchRequestPaused) {
+			go func() { _ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(p) }()
+		})()
+	}
+	if v.fetch {
+		if err := (proto.FetchEnable{}).Call(p); err != nil {
+			return err
+		}
+	}
+	if v.autoAtt {
+		if err := (proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}).Call(p); err != nil {
+			return err
+		}
+	}
+	for i := range jobs {
+		stop := func() {}
+		if v.network {
+			lctx, cancel := context.WithCancel(ctx)
+			stop = cancel
+			go p.Context(lctx).EachEvent(func(*proto.NetworkResponseReceived) {})()
+		}
+		err := extractOne(p, urls[i], script, &out[i])
+		stop()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extractOne is the baseline's per-URL work: navigate, wait for load,
+// evaluate the extraction script.
+func extractOne(p *rod.Page, url, script string, dst *json.RawMessage) error {
+	nav, err := proto.PageNavigate{URL: url}.Call(p)
+	if err != nil {
+		return err
+	}
+	if nav.ErrorText != "" {
+		return fmt.Errorf("navigate %s: %s", url, nav.ErrorText)
+	}
+	if _, err := (proto.RuntimeEvaluate{Expression: waitLoadJS, AwaitPromise: true, ReturnByValue: true}).Call(p); err != nil {
+		return err
+	}
+	r, err := proto.RuntimeEvaluate{Expression: script, AwaitPromise: true, ReturnByValue: true}.Call(p)
+	if err != nil {
+		return err
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("extract %s: %s", url, r.ExceptionDetails.Text)
+	}
+	raw, err := json.Marshal(r.Result.Value)
+	if err != nil {
+		return err
+	}
+	*dst = raw
+	return nil
+}

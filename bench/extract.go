@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// extractResult holds scenario 1's figures: pages/s per repeat.
+type extractResult struct {
+	Pages, Tabs    int
+	Engine, Base   []float64
+	EngineMed      float64
+	BaseMed        float64
+	Ratio          float64
+	PerRepeatRatio []float64
+	// MedianPairRatio is the median of the per-repeat ratios, which
+	// cancels load drift between repeats better than the ratio of medians.
+	MedianPairRatio float64
+}
+
+// benchExtract runs batch_extract_pages end to end through MCP (submit
+// async, poll get_task_run, read pages.json with get_artifact) against an
+// in-process daemon, alternating with the bare go-rod baseline, repeats
+// times each after one small warm-up of both (so neither pays the browser
+// launch).
+func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writer) (*extractResult, error) {
+	js, err := templateExtractJS()
+	if err != nil {
+		return nil, err
+	}
+	pages := pageServer()
+	defer pages.Close()
+	dir, err := os.MkdirTemp("", "browsertask-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cfg := engine.DefaultConfig()
+	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
+	srv, err := startInproc(ctx, dir, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	cl, err := connectHTTP(ctx, srv.endpoint())
+	if err != nil {
+		return nil, err
+	}
+	defer cl.close()
+	bm := browser.NewManager(browser.Options{Logger: log.With("component", "baseline"), MaxTabsPerSession: cfg.MaxTabsPerSession})
+	defer bm.Close()
+	base := &baseline{bm: bm, js: js}
+
+	warm := min(20, o.pages)
+	if _, err := engineExtract(ctx, cl, pageURLs(pages, warm, 0), o.tabs); err != nil {
+		return nil, fmt.Errorf("warm-up (engine): %w", err)
+	}
+	if _, err := base.run(ctx, pageURLs(pages, warm, 1), o.tabs); err != nil {
+		return nil, fmt.Errorf("warm-up (baseline): %w", err)
+	}
+	res := &extractResult{Pages: o.pages, Tabs: o.tabs}
+	for r := 0; r < o.repeats; r++ {
+		// ABBA order: drift in the machine's load hits both sides alike.
+		var ed, bd time.Duration
+		engineSide := func() (err error) {
+			ed, err = engineExtract(ctx, cl, pageURLs(pages, o.pages, 2+2*r), o.tabs)
+			return err
+		}
+		baseSide := func() (err error) {
+			bd, err = base.run(ctx, pageURLs(pages, o.pages, 3+2*r), o.tabs)
+			return err
+		}
+		first, second := engineSide, baseSide
+		if r%2 == 1 {
+			first, second = baseSide, engineSide
+		}
+		if err := first(); err != nil {
+			return nil, fmt.Errorf("repeat %d: %w", r+1, err)
+		}
+		if err := second(); err != nil {
+			return nil, fmt.Errorf("repeat %d: %w", r+1, err)
+		}
+		e, b := float64(o.pages)/ed.Seconds(), float64(o.pages)/bd.Seconds()
+		res.Engine, res.Base = append(res.Engine, e), append(res.Base, b)
+		res.PerRepeatRatio = append(res.PerRepeatRatio, ratio(e, b))
+		fmt.Fprintf(out, "  repeat %d: browsertask %.1f pages/s (%.1f s), bare rod %.1f pages/s (%.1f s), ratio %.2f\n",
+			r+1, e, ed.Seconds(), b, bd.Seconds(), ratio(e, b))
+	}
+	res.EngineMed, res.BaseMed = median(res.Engine), median(res.Base)
+	res.Ratio = ratio(res.EngineMed, res.BaseMed)
+	res.MedianPairRatio = median(res.PerRepeatRatio)
+	return res, nil
+}
+
+// engineExtract is one batch_extract_pages run through MCP; it returns the
+// time from the submission to the last byte of pages.json.
+func engineExtract(ctx context.Context, cl *client, urls []string, tabs int) (time.Duration, error) {
+	start := time.Now()
+	fields := map[string]any{}
+	for k, v := range benchFields {
+		fields[k] = v
+	}
+	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
+		"urls": urls, "fields": fields, "concurrency": tabs,
+	})
+	if err != nil {
+		return 0, err
+	}
+	run, err := cl.waitRun(ctx, id, 100*time.Millisecond)
+	if err != nil {
+		return 0, err
+	}
+	if run.Status != "succeeded" || len(run.ArtifactIDs) == 0 {
+		return 0, fmt.Errorf("run %s ended %s: %s", id, run.Status, run.Error)
+	}
+	data, err := cl.readArtifact(ctx, run.ArtifactIDs[0], true)
+	if err != nil {
+		return 0, err
+	}
+	elapsed := time.Since(start)
+	var pages []json.RawMessage
+	if err := json.Unmarshal(data, &pages); err != nil {
+		return 0, fmt.Errorf("pages.json: %w", err)
+	}
+	if len(pages) != len(urls) {
+		return 0, fmt.Errorf("pages.json has %d pages, want %d", len(pages), len(urls))
+	}
+	return elapsed, checkPages(urls, pages)
+}

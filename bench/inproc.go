@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/db"
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/engine/templates"
+	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/mcp"
+)
+
+// inproc is the daemon wired in this process exactly as `browsertask serve`
+// wires it (database, browser manager, templates, engine, MCP server at
+// /mcp on a real loopback listener), so pprof sees the server side too.
+type inproc struct {
+	dbPath string
+	db     *db.DB
+	bm     *browser.Manager
+	eng    *engine.Engine
+	http   *httptest.Server
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startInproc opens a fresh database under dir and starts the engine and
+// the HTTP endpoint.
+func startInproc(ctx context.Context, dir string, cfg engine.Config, log *slog.Logger) (*inproc, error) {
+	dbPath := filepath.Join(dir, "inproc.db")
+	store, err := db.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	bm := browser.NewManager(browser.Options{Logger: log.With("component", "browser"), MaxTabsPerSession: cfg.MaxTabsPerSession})
+	tpls := append(templates.All(bm), devtpl.Echo{})
+	eng, err := engine.New(engine.Options{Store: store, Templates: tpls, Sessions: bm, Browser: bm,
+		Config: cfg, Logger: log.With("component", "engine"), Version: "bench",
+		ProtocolVersions: mcp.ProtocolVersions()})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: "bench", Logger: log.With("component", "mcp")})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{}))
+	p := &inproc{dbPath: dbPath, db: store, bm: bm, eng: eng, http: httptest.NewServer(mux), done: make(chan struct{})}
+	rctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() {
+		defer close(p.done)
+		if err := eng.Run(rctx); err != nil {
+			log.Error("engine stopped", "err", err)
+		}
+	}()
+	return p, nil
+}
+
+// endpoint is the MCP URL.
+func (p *inproc) endpoint() string { return p.http.URL + "/mcp" }
+
+// stop shuts everything down.
+func (p *inproc) stop() error {
+	p.http.CloseClientConnections()
+	p.http.Close()
+	p.cancel()
+	<-p.done
+	err := p.bm.Close()
+	if cerr := p.db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("stop in-process server: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+// Command bench measures browsertask side by side with what it is built on
+// and prints the figures with their ratios (spec 06-engineering.md §6.5):
+//
+//  1. batch_extract_pages on local fixture pages through MCP vs a bare
+//     go-rod baseline (same browser, flags, script and tab count);
+//  2. get_task_run round trips over stdio and HTTP vs a trivial tool;
+//  3. the scheduler with a browserless template: runs/s, claim latency and
+//     the concurrency limit;
+//  4. get_artifact throughput for a large binary artifact over HTTP;
+//  5. idle RSS and start → ready of `browsertask serve`.
+//
+// Run it from the repository root: go run ./bench [-only extract,rtt,...].
+// Absolute numbers on a shared machine are noise; the ratios, measured in
+// the same process run, are the point. -report prints the README section.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// options are the command's flags.
+type options struct {
+	only       string
+	pages      int
+	repeats    int
+	tabs       int
+	calls      int
+	schedRuns  int
+	pacedRuns  int
+	limit      int
+	artifactMB int
+	starts     int
+	bin        string
+	cpuProfile string
+	report     bool
+	verbose    bool
+	inprocess  bool
+}
+
+func main() {
+	o := &options{}
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract (and the diagnostic browsercost)")
+	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
+	flag.IntVar(&o.repeats, "repeats", 3, "repeats of the extraction pair (the median is reported)")
+	flag.IntVar(&o.tabs, "tabs", 5, "tabs (concurrency) for both extraction sides")
+	flag.IntVar(&o.calls, "calls", 500, "round trips per tool and transport")
+	flag.IntVar(&o.schedRuns, "sched-runs", 2000, "dev_echo runs drained by the scheduler")
+	flag.IntVar(&o.pacedRuns, "paced-runs", 200, "dev_echo runs submitted one every 5 ms for the claim latency")
+	flag.IntVar(&o.limit, "limit", 5, "maxConcurrentRuns for the scheduler scenario")
+	flag.IntVar(&o.artifactMB, "artifact-mib", 20, "size of the artifact read over HTTP, MiB")
+	flag.IntVar(&o.starts, "starts", 5, "daemon starts for start → ready and idle RSS")
+	flag.StringVar(&o.bin, "bin", "", "browsertask binary to start (default: go build one)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process scenarios: extract, sched) to this file")
+	flag.BoolVar(&o.report, "report", false, "also print the README \"Benchmarks\" section (markdown) with these figures")
+	flag.BoolVar(&o.inprocess, "inprocess", false, "serve scenarios 2 (HTTP only) and 4 from an in-process daemon instead of the binary, so -cpuprofile covers the server")
+	flag.BoolVar(&o.verbose, "v", false, "log the servers' warnings to stderr")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// results collects every scenario's figures for the summary.
+type results struct {
+	started  time.Time
+	elapsed  time.Duration
+	foot     *footResult
+	rtt      []*rtResult
+	artifact *artifactResult
+	sched    *schedResult
+	extract  *extractResult
+}
+
+// run executes the selected scenarios and prints the summary.
+func run(ctx context.Context, o *options, out io.Writer) error {
+	want := map[string]bool{}
+	for _, s := range strings.Split(o.only, ",") {
+		want[strings.TrimSpace(s)] = true
+	}
+	logLevel := slog.LevelError
+	if o.verbose {
+		logLevel = slog.LevelWarn
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res := &results{started: time.Now()}
+	tmp, err := os.MkdirTemp("", "browsertask-bench-bin-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := o.bin
+	if bin == "" && (want["foot"] || ((want["rtt"] || want["artifact"]) && !o.inprocess)) {
+		fmt.Fprintln(out, "building browsertask …")
+		if bin, err = buildBinary(ctx, tmp); err != nil {
+			return err
+		}
+	}
+	if want["foot"] {
+		fmt.Fprintf(out, "[5] footprint: %d starts of browsertask serve\n", o.starts)
+		if res.foot, err = benchFootprint(ctx, bin, o.starts); err != nil {
+			return fmt.Errorf("footprint: %w", err)
+		}
+	}
+	if want["rtt"] || want["artifact"] {
+		if err := runDaemonScenarios(ctx, o, bin, tmp, want, res, out, log); err != nil {
+			return err
+		}
+	}
+	if want["sched"] {
+		fmt.Fprintf(out, "[3] scheduler: %d dev_echo runs, limit %d\n", o.schedRuns, o.limit)
+		if res.sched, err = benchScheduler(ctx, o, log); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+	}
+	if want["browsercost"] {
+		fmt.Fprintf(out, "[diagnostic] CDP feature cost: %d pages, %d tabs, %d repeats\n", o.pages, o.tabs, o.repeats)
+		if err := benchBrowserCost(ctx, o, log, out); err != nil {
+			return fmt.Errorf("browsercost: %w", err)
+		}
+	}
+	if want["extract"] {
+		fmt.Fprintf(out, "[1] batch_extract_pages: %d pages, %d tabs, %d repeats\n", o.pages, o.tabs, o.repeats)
+		if res.extract, err = benchExtract(ctx, o, log, out); err != nil {
+			return fmt.Errorf("extract: %w", err)
+		}
+	}
+	res.elapsed = time.Since(res.started)
+	printSummary(out, o, res)
+	if o.report {
+		printReport(out, o, res)
+	}
+	return nil
+}
+
+// runDaemonScenarios runs the round trips (stdio and HTTP) and the artifact
+// read against `browsertask serve` / `browsertask mcp` processes.
+func runDaemonScenarios(ctx context.Context, o *options, bin, tmp string, want map[string]bool, res *results, out io.Writer, log *slog.Logger) error {
+	dbPath := tmp + "/rtt.db"
+	endpoint := ""
+	if o.inprocess {
+		p, err := startInproc(ctx, tmp, engine.DefaultConfig(), log)
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		dbPath, endpoint = p.dbPath, p.endpoint()
+	} else {
+		d, err := startServe(ctx, bin, dbPath)
+		if err != nil {
+			return err
+		}
+		defer d.stop()
+		endpoint = d.endpoint()
+	}
+	cl, err := connectHTTP(ctx, endpoint)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	if want["rtt"] {
+		fmt.Fprintf(out, "[2] round trips: %d calls per tool, HTTP and stdio\n", o.calls)
+		r, err := benchRoundTrip(ctx, cl, "HTTP", o.calls)
+		if err != nil {
+			return fmt.Errorf("round trips over HTTP: %w", err)
+		}
+		res.rtt = append(res.rtt, r)
+	}
+	if want["rtt"] && !o.inprocess {
+		sc, err := connectStdio(ctx, stdioCommand(bin, tmp+"/stdio.db"))
+		if err != nil {
+			return err
+		}
+		r, err := benchRoundTrip(ctx, sc, "stdio", o.calls)
+		sc.close()
+		if err != nil {
+			return fmt.Errorf("round trips over stdio: %w", err)
+		}
+		res.rtt = append(res.rtt, r)
+	}
+	if want["artifact"] {
+		fmt.Fprintf(out, "[4] get_artifact: %d MiB binary over HTTP, 3 reads\n", o.artifactMB)
+		if res.artifact, err = benchArtifact(ctx, cl, dbPath, o.artifactMB<<20, 3); err != nil {
+			return fmt.Errorf("artifact: %w", err)
+		}
+	}
+	return nil
+}

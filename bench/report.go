@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+)
+
+// printSummary prints every figure with its ratio and target.
+func printSummary(w io.Writer, o *options, r *results) {
+	fmt.Fprintf(w, "\nbrowsertask benchmarks — %s/%s, %d CPUs, %s, total %.0f s\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), r.elapsed.Seconds())
+	if e := r.extract; e != nil {
+		fmt.Fprintf(w, "1. batch_extract_pages, %d local pages, %d tabs, median of %d: browsertask (MCP end to end) %.1f pages/s, bare go-rod %.1f pages/s → ratio %.2f (target ≥ 0.90: %s); per repeat %s, median %.2f\n",
+			e.Pages, e.Tabs, len(e.Engine), e.EngineMed, e.BaseMed, e.Ratio, verdict(e.Ratio >= 0.9), floats(e.PerRepeatRatio, "%.2f"), e.MedianPairRatio)
+	}
+	for _, t := range r.rtt {
+		target := ""
+		if t.Transport == "HTTP" {
+			target = fmt.Sprintf(" (target p50 ≤ 1.5×: %s)", verdict(t.RatioP50 <= 1.5))
+		}
+		fmt.Fprintf(w, "2. round trip, %d calls: %s%s\n", t.Calls, t, target)
+	}
+	if s := r.sched; s != nil {
+		fmt.Fprintf(w, "3. scheduler, %d dev_echo runs (sleepMs 0), limit %d: %.0f runs/s queue → terminal (target ≥ 200: %s), submit %.0f runs/s; max running %d in the database, %d in the engine (limit %d: %s); slot refill p50 %s p99 %s; claim latency (paced, %d runs) p50 %s p99 %s; failed %d\n",
+			s.Runs, s.Limit, s.RunsPerSec, verdict(s.RunsPerSec >= 200), s.SubmitPerSec, s.MaxRunningDB, s.MaxRunningLocal, s.Limit,
+			verdict(s.MaxRunningDB == s.Limit && s.MaxRunningLocal <= s.Limit), ms(s.RefillP50), ms(s.RefillP99),
+			s.PacedRuns, ms(s.ClaimP50), ms(s.ClaimP99), s.Failed)
+	}
+	if a := r.artifact; a != nil {
+		fmt.Fprintf(w, "4. get_artifact, %d MiB binary over HTTP (%d chunks of 256 KiB, base64): median %.1f MB/s (reads %s MB/s)\n",
+			a.Size>>20, a.Chunks, a.Median, floats(a.MBps, "%.1f"))
+	}
+	if f := r.foot; f != nil {
+		fmt.Fprintf(w, "5. browsertask serve, median of %d starts: start → /mcp ready %.0f ms (target < 200: %s), idle RSS %.1f MB (target < 40: %s); starts %s ms, RSS %s MB\n",
+			f.Starts, f.ReadyMedian, verdict(f.ReadyMedian < 200), f.RSSMedian, verdict(f.RSSMedian < 40),
+			floats(f.ReadyMs, "%.0f"), floats(f.RSSMB, "%.1f"))
+	}
+}
+
+func floats(xs []float64, format string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(format, x)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// printReport prints the README section: how to run, and this output.
+func printReport(w io.Writer, o *options, r *results) {
+	var sb strings.Builder
+	printSummary(&sb, o, r)
+	fmt.Fprintf(w, "\n---- README section ----\n## Benchmarks\n\n"+
+		"`go run ./bench` (from the repository root; needs Chromium at /usr/bin/chromium or on PATH) runs five\n"+
+		"side-by-side measurements in one process run and prints figures and ratios. Absolute\n"+
+		"numbers depend on the machine; the ratios are measured in the same run and are the point.\n\n"+
+		"1. `batch_extract_pages` on %d local pages (in-process httptest server) end to end through\n"+
+		"   MCP over HTTP — `run_task_template` (async), `get_task_run` polls, `pages.json` read with\n"+
+		"   `get_artifact` — against a bare go-rod baseline: same Chromium launched by the same code\n"+
+		"   and flags, same extraction script (read from the template's source), same tab count\n"+
+		"   (%d), a fresh incognito context per repeat. Alternating repeats, median of %d.\n"+
+		"2. `get_task_run` round trip p50/p99 over HTTP (`browsertask serve`) and stdio\n"+
+		"   (`browsertask mcp`) vs `get_runtime_profile` as the trivial tool (it answers the in-memory\n"+
+		"   profile without touching the database), calls alternating on one session.\n"+
+		"3. Scheduler: %d runs of the browserless `dev_echo` template (sleepMs 0, one checkpoint)\n"+
+		"   queued, then drained: runs/s, the most runs running (sampled from the database and the\n"+
+		"   engine), slot refill latency (a final write → the next claim); then %d runs submitted one\n"+
+		"   every 5 ms: queued → running claim latency.\n"+
+		"4. `get_artifact` of a %d MiB random binary artifact over HTTP, MB/s (10^6 bytes), median of 3.\n"+
+		"5. `browsertask serve` on a fresh database: process start → `/mcp` answering `initialize`, and\n"+
+		"   VmRSS one second later (idle, no browser), median of %d.\n\n"+
+		"Subsets and sizes: `-only foot,rtt,artifact,sched,extract`, `-pages`, `-repeats`, `-tabs`,\n"+
+		"`-calls`, `-sched-runs`, `-limit`, `-artifact-mib`, `-starts`; `-cpuprofile FILE` profiles the\n"+
+		"in-process scenarios (1 and 3, plus 2 over HTTP and 4 with `-inprocess`); `-report` prints this\n"+
+		"section. `-only browsercost` is a diagnostic pricing each CDP feature a tab uses (Network events,\n"+
+		"Fetch interception, auto-attach) against the bare baseline.\n\n"+
+		"Output of `go run ./bench -report` on the development machine (%d CPUs, shared):\n\n```\n%s```\n",
+		o.pages, o.tabs, o.repeats, o.schedRuns, o.pacedRuns, o.artifactMB, o.starts, runtime.NumCPU(),
+		strings.TrimPrefix(sb.String(), "\n"))
+}

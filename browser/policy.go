@@ -1,0 +1,116 @@
+package browser
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// dnsCacheTTL is how long a hostname's addresses are reused by the
+// in-browser policy check (trust restricted only): one lookup per host and
+// page load instead of one per request.
+const dnsCacheTTL = 30 * time.Second
+
+// requestPolicy applies the URL policy (03 §3.3) to every request the
+// browser makes, with a small DNS cache for the restricted-trust check.
+type requestPolicy struct {
+	m *Manager
+
+	mu    sync.Mutex
+	cache map[string]dnsEntry
+}
+
+type dnsEntry struct {
+	addrs []netip.Addr
+	err   error
+	until time.Time
+}
+
+// Policy returns the URL policy runs of this Manager are held to: trust
+// level, file: URLs, the deny list (the daemon's own listener) and the
+// resolver of Options.
+func (m *Manager) Policy() engine.URLPolicy {
+	return engine.URLPolicy{
+		AllowFileURLs: m.opts.AllowFileURLs,
+		TrustLevel:    m.opts.TrustLevel,
+		DenyHosts:     m.DenyHosts(),
+		Resolve:       m.opts.Resolve,
+	}
+}
+
+// check decides one request. It returns nil to let it through, or the
+// domain error that fails the page: TRUST_LEVEL_NOT_ALLOWED for an
+// internal target under trust restricted, STEP_EXECUTION_FAILED for a
+// request to the daemon's own address or a refused scheme (the run's
+// inputs were fine: the page itself went there).
+func (rp *requestPolicy) check(raw string) *engine.Error {
+	pol := rp.m.Policy()
+	base := pol.Resolve
+	pol.Resolve = func(host string) ([]netip.Addr, error) { return rp.resolve(host, base) }
+	e := engine.CheckURL(raw, pol)
+	if e == nil {
+		return nil
+	}
+	shown := raw
+	if len(shown) > 200 {
+		shown = shown[:200] + "…"
+	}
+	code := e.Code
+	if code != engine.TrustLevelNotAllowed {
+		code = engine.StepExecutionFailed
+	}
+	return engine.Errorf(code, "the page requested %s, which the URL policy blocks: %s", shown, e.Message).
+		WithDetails(map[string]any{"blockedUrl": shown, "policy": policyReason(e)})
+}
+
+// policyReason names why CheckURL refused a URL, for details.policy.
+func policyReason(e *engine.Error) string {
+	switch {
+	case e.Code == engine.TrustLevelNotAllowed:
+		return "trust-restricted"
+	case strings.Contains(e.Message, "own address"):
+		return "daemon-address"
+	default:
+		return "scheme"
+	}
+}
+
+// resolve answers from the cache or looks the host up with base (nil =
+// engine.CheckURL's system resolver).
+func (rp *requestPolicy) resolve(host string, base func(string) ([]netip.Addr, error)) ([]netip.Addr, error) {
+	now := time.Now()
+	rp.mu.Lock()
+	if e, ok := rp.cache[host]; ok && now.Before(e.until) {
+		rp.mu.Unlock()
+		return e.addrs, e.err
+	}
+	rp.mu.Unlock()
+	var (
+		addrs []netip.Addr
+		err   error
+	)
+	if base != nil {
+		addrs, err = base(host)
+	} else {
+		addrs, err = systemLookup(host)
+	}
+	rp.mu.Lock()
+	if rp.cache == nil || len(rp.cache) > 4096 {
+		rp.cache = map[string]dnsEntry{}
+	}
+	rp.cache[host] = dnsEntry{addrs: addrs, err: err, until: now.Add(dnsCacheTTL)}
+	rp.mu.Unlock()
+	return addrs, err
+}
+
+// systemLookup resolves host with the system resolver, bounded to 2 s.
+func systemLookup(host string) ([]netip.Addr, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}

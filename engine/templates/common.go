@@ -1,0 +1,103 @@
+package templates
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// Inputs shared by the page templates (03 §3.4 "common inputs").
+const (
+	viewportSchema = `{"type": "object", "additionalProperties": false, "required": ["width", "height"],
+      "description": "Viewport size in CSS pixels (default 1280x800).",
+      "properties": {"width": {"type": "integer", "minimum": 200, "maximum": 4000},
+                     "height": {"type": "integer", "minimum": 200, "maximum": 4000}}}`
+	concurrencySchema    = `{"type": "integer", "minimum": 1, "maximum": 20, "default": 4, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."}`
+	perPageTimeoutSchema = `{"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT."}`
+	waitForSchema        = `{"type": "string", "minLength": 1, "maxLength": 1000, "default": "load", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}`
+	urlListSchema        = `{"type": "array", "minItems": 1, "maxItems": 100, "description": "Absolute http(s) URLs; duplicates are removed, order is kept.", "items": {"type": "string", "minLength": 1, "maxLength": 8192}}`
+	errorObjectSchema    = `{"type": ["object", "null"], "properties": {"errorCode": {"type": "string"}, "message": {"type": "string"}, "recovery": {"type": "string"}, "details": {"type": "object"}}}`
+)
+
+// viewport is the common viewport input.
+type viewport struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// The viewport of screenshots and scripted flows when the inputs give none.
+const (
+	defaultViewportWidth  = 1280
+	defaultViewportHeight = 800
+)
+
+// urlPolicy is the URL policy for a profile: its trust level and file:
+// setting plus the browser manager's deny list (the daemon's listener).
+func urlPolicy(b *browser.Manager, p engine.Profile) engine.URLPolicy {
+	pol := engine.URLPolicy{AllowFileURLs: p.AllowFileURLs, TrustLevel: p.TrustLevel}
+	if b != nil {
+		bp := b.Policy()
+		pol.DenyHosts, pol.Resolve = bp.DenyHosts, bp.Resolve
+	}
+	return pol
+}
+
+// checkURL applies the URL policy to one input URL. Errors:
+// INVALID_PARAMETER or TRUST_LEVEL_NOT_ALLOWED naming field.
+func checkURL(u, field string, pol engine.URLPolicy) error {
+	if e := engine.CheckURL(u, pol); e != nil {
+		e.Message = field + ": " + e.Message
+		return e.WithDetails(map[string]any{"field": field})
+	}
+	return nil
+}
+
+// checkConcurrency refuses more tabs than a session may open. Errors:
+// INVALID_PARAMETER.
+func checkConcurrency(n int, p engine.Profile) error {
+	if p.MaxTabsPerSession > 0 && n > p.MaxTabsPerSession {
+		return engine.Errorf(engine.InvalidParameter, "inputs.concurrency: %d exceeds this server's maxTabsPerSession %d", n, p.MaxTabsPerSession).
+			WithDetails(map[string]any{"field": "inputs.concurrency", "maxTabsPerSession": p.MaxTabsPerSession})
+	}
+	return nil
+}
+
+// decodeInputs unmarshals validated inputs into v. Errors: INVALID_PARAMETER.
+func decodeInputs(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return engine.Errorf(engine.InvalidParameter, "inputs: %v", err)
+	}
+	return nil
+}
+
+// openSession returns the run's browser session. Errors: SESSION_NOT_FOUND,
+// EXECUTION_ERROR, or ctx's cause.
+func openSession(ctx context.Context, b *browser.Manager, env engine.Env, template string) (*browser.Session, error) {
+	if b == nil {
+		return nil, engine.Errorf(engine.ExecutionError, "%s has no browser", template)
+	}
+	s, err := b.Session(ctx, env.SessionID())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// timeoutDur converts a millisecond input to a duration.
+func timeoutDur(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// artifactName builds "NNN-name.ext" for the i-th item (1-based in names).
+func artifactName(i int, ext string) string {
+	return fmt.Sprintf("%03d.%s", i+1, ext)
+}

@@ -1,0 +1,236 @@
+package templates
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// CrawlSite is the crawl_site template: breadth-first from a start URL,
+// following links within limits, extracting like batch_extract_pages.
+type CrawlSite struct {
+	b *browser.Manager
+}
+
+var _ engine.Template = (*CrawlSite)(nil)
+
+// NewCrawlSite returns the template, working in the run's session of b.
+func NewCrawlSite(b *browser.Manager) engine.Template { return &CrawlSite{b: b} }
+
+// crawlInputs are crawl_site's validated inputs.
+type crawlInputs struct {
+	StartURL         string               `json:"startUrl"`
+	MaxPages         int                  `json:"maxPages"`
+	MaxDepth         *int                 `json:"maxDepth"`
+	SameOrigin       *bool                `json:"sameOrigin"`
+	Include          []string             `json:"include"`
+	Exclude          []string             `json:"exclude"`
+	Fields           map[string]fieldSpec `json:"fields"`
+	IncludeText      bool                 `json:"includeText"`
+	IncludeLinks     bool                 `json:"includeLinks"`
+	IncludeMeta      bool                 `json:"includeMeta"`
+	Concurrency      int                  `json:"concurrency"`
+	PerPageTimeoutMs int                  `json:"perPageTimeoutMs"`
+	WaitFor          string               `json:"waitFor"`
+}
+
+const crawlInputSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "additionalProperties": false, "required": ["startUrl"],
+  "properties": {
+    "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Absolute http(s) URL where the crawl starts (depth 0)."},
+    "maxPages": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Most pages visited (at most the server's maxUrls)."},
+    "maxDepth": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "Most link hops from the start page."},
+    "sameOrigin": {"type": "boolean", "default": true, "description": "Follow only links to the start page's origin."},
+    "include": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
+      "description": "URL globs a link must match one of to be followed (* = any characters, ? = one); empty = all."},
+    "exclude": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
+      "description": "URL globs of links never followed (* = any characters, ? = one)."},
+    "fields": {"type": "object", "maxProperties": 100, "description": "As batch_extract_pages: name → CSS selector or {selector, attr?, all?}.",
+      "additionalProperties": {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
+        {"type": "object", "additionalProperties": false, "required": ["selector"], "properties": {
+          "selector": {"type": "string", "minLength": 1, "maxLength": 1000}, "attr": {"type": "string", "minLength": 1, "maxLength": 200}, "all": {"type": "boolean"}}}]}},
+    "includeText": {"type": "boolean", "default": false, "description": "Include each page's visible text (at most 20000 characters) in pages.json."},
+    "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json."},
+    "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
+    "concurrency": ` + concurrencySchema + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "waitFor": ` + waitForSchema + `
+  }
+}`
+
+const crawlResultSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "required": ["summary", "pages", "artifactId"],
+  "properties": {
+    "summary": {"type": "object", "required": ["total", "succeeded", "failed"]},
+    "pages": {"type": "array", "items": {"type": "object", "required": ["url", "depth", "httpStatus", "error"],
+      "properties": {"url": {"type": "string"}, "finalUrl": {"type": "string"}, "httpStatus": {"type": "integer"},
+        "title": {"type": "string"}, "depth": {"type": "integer"}, "fields": {"type": "object"}, "error": ` + errorObjectSchema + `}}},
+    "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
+  }
+}`
+
+// Info describes the template.
+func (t *CrawlSite) Info() engine.TemplateInfo {
+	return engine.TemplateInfo{
+		TemplateID: "crawl_site", Version: 1, Versions: []int{1},
+		Title: "Crawl a website",
+		Description: "Starts at startUrl and follows links breadth first: the start page is depth 0, its links depth 1, " +
+			"and so on up to maxDepth (default 10), visiting at most maxPages pages (default 50, at most maxUrls), " +
+			"by default only on the start page's origin (sameOrigin), optionally filtered by include/exclude URL globs " +
+			"(* = any characters). Each page gets the same output as batch_extract_pages (final URL, HTTP status, " +
+			"title, fields, optional text, links, meta) plus its depth; pages.json holds everything. Use it to " +
+			"discover pages; when you already know the URLs use batch_extract_pages. Progress total grows as links " +
+			"are found. Failed pages are recorded (partial_success); all failing gives STEP_EXECUTION_FAILED. " +
+			"Resumable: pages already done are not fetched again.",
+		InputSchema: json.RawMessage(crawlInputSchema), ResultSchema: json.RawMessage(crawlResultSchema),
+		TrustLevel: "any", Resumable: true, NeedsBrowser: true,
+		EstimatedStepsHint: "one step per page visited, at most maxPages",
+		Examples:           []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/docs/","maxPages":50,"maxDepth":3,"exclude":["*/archive/*"],"fields":{"heading":"h1"}}`)},
+	}
+}
+
+func parseCrawlInputs(raw json.RawMessage) (*crawlInputs, error) {
+	in := &crawlInputs{}
+	if err := decodeInputs(raw, in); err != nil {
+		return nil, err
+	}
+	if in.MaxPages <= 0 {
+		in.MaxPages = 50
+	}
+	if in.MaxDepth == nil {
+		d := 10
+		in.MaxDepth = &d
+	}
+	if in.SameOrigin == nil {
+		t := true
+		in.SameOrigin = &t
+	}
+	if in.Concurrency <= 0 {
+		in.Concurrency = batchDefaultConc
+	}
+	if in.PerPageTimeoutMs <= 0 {
+		in.PerPageTimeoutMs = batchDefaultTimeoutMs
+	}
+	if in.WaitFor == "" {
+		in.WaitFor = browser.WaitLoad
+	}
+	return in, nil
+}
+
+// Check applies the URL policy and the profile's limits. Errors:
+// INVALID_PARAMETER, TRUST_LEVEL_NOT_ALLOWED.
+func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
+	in, err := parseCrawlInputs(inputs)
+	if err != nil {
+		return err
+	}
+	if p.MaxURLs > 0 && in.MaxPages > p.MaxURLs {
+		return engine.Errorf(engine.InvalidParameter, "inputs.maxPages: %d exceeds this server's maxUrls %d", in.MaxPages, p.MaxURLs).
+			WithDetails(map[string]any{"field": "inputs.maxPages", "maxUrls": p.MaxURLs})
+	}
+	if err := checkConcurrency(in.Concurrency, p); err != nil {
+		return err
+	}
+	return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
+}
+
+// globRE compiles a URL glob: * matches any characters (slashes too), ?
+// one character, everything else itself; the whole URL must match.
+func globRE(glob string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for _, r := range glob {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// normalizeLink returns an absolute http(s) URL without its fragment, or
+// "" for anything else (mailto:, javascript:, unparsable).
+func normalizeLink(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// originOf returns scheme://host[:port] of an absolute URL.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
+
+// crawlFilter decides which discovered links are followed.
+type crawlFilter struct {
+	origin   string
+	include  []*regexp.Regexp
+	exclude  []*regexp.Regexp
+	policy   engine.URLPolicy
+	sameOrig bool
+}
+
+func newCrawlFilter(in *crawlInputs, start string, pol engine.URLPolicy) *crawlFilter {
+	f := &crawlFilter{origin: originOf(start), policy: pol, sameOrig: *in.SameOrigin}
+	for _, g := range in.Include {
+		f.include = append(f.include, globRE(g))
+	}
+	for _, g := range in.Exclude {
+		f.exclude = append(f.exclude, globRE(g))
+	}
+	return f
+}
+
+// follow reports whether the crawl may visit link.
+func (f *crawlFilter) follow(link string) bool {
+	if f.sameOrig && originOf(link) != f.origin {
+		return false
+	}
+	for _, re := range f.exclude {
+		if re.MatchString(link) {
+			return false
+		}
+	}
+	if len(f.include) > 0 {
+		ok := false
+		for _, re := range f.include {
+			ok = ok || re.MatchString(link)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return engine.CheckURL(link, f.policy) == nil
+}
+
+// crawlPageOut is one page of the crawl: batch_extract_pages' output plus
+// its depth.
+type crawlPageOut struct {
+	pageOut
+	Depth int `json:"depth"`
+}
+
+// String names a page in logs.
+func (c *crawlPageOut) String() string { return fmt.Sprintf("%s (depth %d)", c.URL, c.Depth) }

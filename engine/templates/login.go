@@ -1,0 +1,301 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/go-rod/rod"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// Login is the login template: fill and submit a login form inside a named
+// session, so later runs in that session are logged in. The password is a
+// secret: stored and shown as "***", held in memory only for the run.
+type Login struct {
+	b *browser.Manager
+}
+
+var (
+	_ engine.Template        = (*Login)(nil)
+	_ engine.SessionRequirer = (*Login)(nil)
+)
+
+// NewLogin returns the template, working in the run's session of b.
+func NewLogin(b *browser.Manager) engine.Template { return &Login{b: b} }
+
+// loginInputs are login's validated inputs.
+type loginInputs struct {
+	URL      string `json:"url"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Fields   struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+		Submit   string `json:"submit"`
+	} `json:"fields"`
+	Success struct {
+		URLContains string `json:"urlContains,omitempty"`
+		Selector    string `json:"selector,omitempty"`
+	} `json:"success"`
+	TimeoutMs        int `json:"timeoutMs"`
+	SuccessTimeoutMs int `json:"successTimeoutMs"`
+	PerPageTimeoutMs int `json:"perPageTimeoutMs"`
+}
+
+const loginInputSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "additionalProperties": false, "required": ["url", "username", "password"],
+  "properties": {
+    "url": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "The login page."},
+    "username": {"type": "string", "minLength": 1, "maxLength": 1000},
+    "password": {"type": "string", "minLength": 1, "maxLength": 1000, "format": "password", "x-secret": true,
+      "description": "Secret: never stored, logged or shown (\"***\" everywhere)."},
+    "fields": {"type": "object", "additionalProperties": false, "description": "CSS selectors, when the semantic detection picks the wrong fields.",
+      "properties": {"username": {"type": "string", "minLength": 1, "maxLength": 1000},
+                     "password": {"type": "string", "minLength": 1, "maxLength": 1000},
+                     "submit": {"type": "string", "minLength": 1, "maxLength": 1000}}},
+    "success": {"type": "object", "additionalProperties": false,
+      "description": "How to tell the login worked: the URL contains urlContains and/or selector matches. Default: the page no longer shows a password field.",
+      "properties": {"urlContains": {"type": "string", "minLength": 1, "maxLength": 2000},
+                     "selector": {"type": "string", "minLength": 1, "maxLength": 1000}}},
+    "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 60000, "default": 5000, "description": "How long to wait for the form's fields to appear."},
+    "successTimeoutMs": {"type": "integer", "minimum": 500, "maximum": 120000, "default": 15000, "description": "How long the success check may take after submitting."},
+    "perPageTimeoutMs": ` + perPageTimeoutSchema + `
+  }
+}`
+
+const loginResultSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "required": ["loggedIn", "sessionId", "finalUrl"],
+  "properties": {"loggedIn": {"type": "boolean"}, "sessionId": {"type": "string"}, "finalUrl": {"type": "string"},
+    "title": {"type": "string"}, "fields": {"type": "object", "description": "How each field was found: given or detected."}}
+}`
+
+// Info describes the template.
+func (t *Login) Info() engine.TemplateInfo {
+	return engine.TemplateInfo{
+		TemplateID: "login", Version: 1, Versions: []int{1},
+		Title: "Log in to a website inside a browser session",
+		Description: "Opens url in the given browser session (sessionId is required: create one with " +
+			"create_browser_session), fills username and password and submits the form, then checks success " +
+			"(success.urlContains and/or success.selector; by default: no password field is shown any more). " +
+			"Later runs with the same sessionId are logged in; export_session_state saves the login for later. " +
+			"Without fields selectors the form is found semantically (autocomplete attributes, input types, labels, " +
+			"names, placeholders, in that order). The password is a secret: it is never stored, logged or shown " +
+			"(\"***\"). Errors: TPL_LOGIN_FIELD_NOT_FOUND (a field cannot be located: give fields.*), " +
+			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page), " +
+			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
+		InputSchema: json.RawMessage(loginInputSchema), ResultSchema: json.RawMessage(loginResultSchema),
+		TrustLevel: "any", Resumable: false, NeedsBrowser: true,
+		EstimatedStepsHint: "4 steps: open, fill, submit, verify",
+		Examples:           []json.RawMessage{json.RawMessage(`{"url":"https://example.com/login","username":"alice","password":"…","success":{"urlContains":"/dashboard"}}`)},
+	}
+}
+
+// RequiresSession reports that login needs a named session.
+func (t *Login) RequiresSession() bool { return true }
+
+func parseLoginInputs(raw json.RawMessage) (*loginInputs, error) {
+	in := &loginInputs{}
+	if err := decodeInputs(raw, in); err != nil {
+		return nil, err
+	}
+	if in.TimeoutMs <= 0 {
+		in.TimeoutMs = 5000
+	}
+	if in.SuccessTimeoutMs <= 0 {
+		in.SuccessTimeoutMs = 15000
+	}
+	if in.PerPageTimeoutMs <= 0 {
+		in.PerPageTimeoutMs = batchDefaultTimeoutMs
+	}
+	return in, nil
+}
+
+// Check applies the URL policy. Errors: INVALID_PARAMETER,
+// TRUST_LEVEL_NOT_ALLOWED.
+func (t *Login) Check(inputs json.RawMessage, p engine.Profile) error {
+	in, err := parseLoginInputs(inputs)
+	if err != nil {
+		return err
+	}
+	return checkURL(in.URL, "inputs.url", urlPolicy(t.b, p))
+}
+
+// loginFields is what loginDetectJS found.
+type loginFields struct {
+	Username *string `json:"username"`
+	Password *string `json:"password"`
+	Submit   *string `json:"submit"`
+	InForm   bool    `json:"inForm"`
+}
+
+// Run logs in. Errors: TPL_LOGIN_FIELD_NOT_FOUND, STEP_EXECUTION_FAILED,
+// NAVIGATION_TIMEOUT, TRUST_LEVEL_NOT_ALLOWED, SESSION_NOT_FOUND,
+// PAGE_CRASHED, EXECUTION_ERROR, ctx's cause.
+func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	in, err := parseLoginInputs(env.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSession(ctx, t.b, env, "login")
+	if err != nil {
+		return nil, err
+	}
+	p, release, err := s.AcquirePage(ctx)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	defer func() { release(!s.Crashed(p)) }()
+	total := 4
+	env.SetProgress(engine.Progress{TotalSteps: total, Message: "opening the login page"})
+	if _, pageErr, fatal := loadPage(ctx, s, p, in.URL, browser.WaitLoad, in.PerPageTimeoutMs); fatal != nil || pageErr != nil {
+		return nil, stopErr(ctx, firstErr(fatal, pageErr))
+	}
+	f, err := t.findFields(ctx, s, p, in)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	env.SetProgress(engine.Progress{DoneSteps: 1, TotalSteps: total, Message: "filling the form"})
+	wait := timeoutDur(in.TimeoutMs)
+	if err := s.Type(ctx, p, *f.Username, in.Username, wait); err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	if err := s.Type(ctx, p, *f.Password, in.Password, wait); err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	env.SetProgress(engine.Progress{DoneSteps: 2, TotalSteps: total, Message: "submitting"})
+	if f.Submit != nil {
+		err = s.Click(ctx, p, *f.Submit, wait)
+	} else {
+		err = s.Press(ctx, p, "Enter")
+	}
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: total, Message: "checking success"})
+	if err := t.verify(ctx, s, p, in); err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	var state struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	}
+	if raw, err := s.Eval(ctx, p, loginPageStateJS); err == nil {
+		_ = json.Unmarshal(raw, &state)
+	}
+	env.SetProgress(engine.Progress{DoneSteps: total, TotalSteps: total, Message: "logged in"})
+	how := func(given string) string {
+		if given != "" {
+			return "given"
+		}
+		return "detected"
+	}
+	return &engine.Outcome{Result: map[string]any{
+		"loggedIn": true, "sessionId": env.SessionID(), "finalUrl": state.URL, "title": state.Title,
+		"fields": map[string]string{"username": how(in.Fields.Username), "password": how(in.Fields.Password), "submit": how(in.Fields.Submit)},
+	}}, nil
+}
+
+// findFields polls the detection until username and password are found
+// or TimeoutMs passes. Errors: TPL_LOGIN_FIELD_NOT_FOUND naming the
+// missing fields, INVALID_PARAMETER (a given selector does not parse).
+func (t *Login) findFields(ctx context.Context, s *browser.Session, p *rod.Page, in *loginInputs) (*loginFields, error) {
+	cfg, _ := json.Marshal(map[string]string{"username": in.Fields.Username, "password": in.Fields.Password, "submit": in.Fields.Submit})
+	deadline := time.Now().Add(timeoutDur(in.TimeoutMs))
+	for {
+		var f loginFields
+		raw, err := s.Eval(ctx, p, fmt.Sprintf(loginDetectJS, cfg))
+		if err != nil && engine.CodeOf(err) == engine.InvalidParameter {
+			return nil, engine.Errorf(engine.InvalidParameter, "inputs.fields: %s", engine.AsError(err).Message).
+				WithDetails(map[string]any{"field": "inputs.fields"})
+		}
+		if err == nil && json.Unmarshal(raw, &f) == nil && f.Username != nil && f.Password != nil &&
+			(f.Submit != nil || in.Fields.Submit == "") {
+			return &f, nil
+		}
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			var missing []string
+			for _, m := range []struct {
+				name  string
+				found *string
+				want  bool
+			}{{"username", f.Username, true}, {"password", f.Password, true}, {"submit", f.Submit, in.Fields.Submit != ""}} {
+				if m.want && m.found == nil {
+					missing = append(missing, m.name)
+				}
+			}
+			if err != nil && len(missing) == 0 {
+				return nil, err
+			}
+			return nil, engine.Errorf(engine.TplLoginFieldNotFound, "the login form's %v field could not be found on %s within %d ms; give its CSS selector in inputs.fields", missing, in.URL, in.TimeoutMs).
+				WithDetails(map[string]any{"missing": missing, "url": in.URL})
+		}
+		select {
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// verify waits for the success check. Errors: STEP_EXECUTION_FAILED with
+// the page's URL, title and visible error text; the URL policy's error when
+// the form posted somewhere not allowed.
+func (t *Login) verify(ctx context.Context, s *browser.Session, p *rod.Page, in *loginInputs) error {
+	cfg, _ := json.Marshal(in.Success)
+	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
+	defer cancel()
+	err := s.WaitJS(wctx, p, fmt.Sprintf(loginSuccessJS, cfg))
+	if err == nil {
+		return s.Blocked(p)
+	}
+	if ctx.Err() != nil || wctx.Err() == nil {
+		return err
+	}
+	if blocked := s.Blocked(p); blocked != nil {
+		return blocked
+	}
+	var state struct {
+		URL     string `json:"url"`
+		Title   string `json:"title"`
+		Message string `json:"message"`
+	}
+	if raw, err := s.Eval(ctx, p, loginPageStateJS); err == nil {
+		_ = json.Unmarshal(raw, &state)
+	}
+	check := "no password field shown"
+	if in.Success.URLContains != "" || in.Success.Selector != "" {
+		b, _ := json.Marshal(in.Success)
+		check = string(b)
+	}
+	msg := fmt.Sprintf("login did not succeed: the success check (%s) did not pass within %d ms; the page is %s (%q)", check, in.SuccessTimeoutMs, state.URL, state.Title)
+	if state.Message != "" {
+		msg += fmt.Sprintf(" and says %q", state.Message)
+	}
+	return engine.Errorf(engine.StepExecutionFailed, "%s", msg).
+		WithDetails(map[string]any{"step": "verify", "url": state.URL, "title": state.Title, "pageMessage": state.Message})
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(fatal error, pageErr *engine.Error) error {
+	if fatal != nil {
+		return fatal
+	}
+	return pageErr
+}
+
+// stopErr returns ctx's cause when ctx ended (the engine maps it), else err.
+func stopErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}

@@ -1,0 +1,245 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/go-rod/rod"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// stepArtifact is one screenshot or PDF a step produced.
+type stepArtifact struct {
+	Name       string `json:"name"`
+	ArtifactID string `json:"artifactId"`
+	MimeType   string `json:"mimeType"`
+	StepIndex  int    `json:"stepIndex"`
+}
+
+// stepsRun is one execution of run_steps.
+type stepsRun struct {
+	env       engine.Env
+	in        *stepsInputs
+	s         *browser.Session
+	p         *rod.Page
+	values    map[string]any
+	artifacts []stepArtifact
+}
+
+// Run executes the steps in one tab. Errors: the failing step's error with
+// details.stepIndex and details.action (ELEMENT_NOT_FOUND,
+// NAVIGATION_TIMEOUT, STEP_EXECUTION_FAILED, PAGE_CRASHED,
+// TRUST_LEVEL_NOT_ALLOWED, INVALID_PARAMETER), SESSION_NOT_FOUND,
+// EXECUTION_ERROR, ctx's cause.
+func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	in, err := parseStepsInputs(env.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSession(ctx, t.b, env, "run_steps")
+	if err != nil {
+		return nil, err
+	}
+	p, release, err := s.AcquirePage(ctx)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	defer func() { release(!s.Crashed(p)) }()
+	r := &stepsRun{env: env, in: in, s: s, p: p, values: map[string]any{}, artifacts: []stepArtifact{}}
+	total := len(in.Steps)
+	done := 0
+	if in.StartURL != "" {
+		total++
+	}
+	vp := viewport{Width: defaultViewportWidth, Height: defaultViewportHeight}
+	if in.Viewport != nil {
+		vp = *in.Viewport
+	}
+	if err := s.SetViewport(ctx, p, vp.Width, vp.Height); err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	if in.StartURL != "" {
+		if err := r.navigate(ctx, in.StartURL, "", 0); err != nil {
+			return nil, stopErr(ctx, stepError(err, -1, "navigate"))
+		}
+		done++
+		env.SetProgress(engine.Progress{DoneSteps: done, TotalSteps: total, Message: "opened startUrl"})
+	}
+	for i, st := range in.Steps {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		err := r.do(ctx, i, st)
+		if err == nil {
+			err = s.Blocked(p)
+		}
+		if err != nil {
+			return nil, stopErr(ctx, stepError(err, i, st.Action))
+		}
+		done++
+		env.SetProgress(engine.Progress{DoneSteps: done, TotalSteps: total, Message: fmt.Sprintf("step %d/%d %s done", i+1, len(in.Steps), st.Action)})
+	}
+	var page struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	}
+	if raw, err := s.Eval(ctx, p, `({url: location.href, title: document.title || ''})`); err == nil {
+		_ = json.Unmarshal(raw, &page)
+	}
+	return &engine.Outcome{Result: map[string]any{"values": r.values, "artifacts": r.artifacts,
+		"finalUrl": page.URL, "title": page.Title, "steps": len(in.Steps)}}, nil
+}
+
+// stepError returns a copy of err as a domain error carrying the step's
+// index and action in details.
+func stepError(err error, i int, action string) error {
+	e := engine.AsError(err)
+	c := *e
+	c.Details = map[string]any{}
+	for k, v := range e.Details {
+		c.Details[k] = v
+	}
+	c.Details["stepIndex"], c.Details["action"] = i, action
+	if i >= 0 {
+		c.Message = fmt.Sprintf("step %d (%s): %s", i, action, e.Message)
+	} else {
+		c.Message = "startUrl: " + e.Message
+	}
+	return &c
+}
+
+// navigate loads u within timeoutMs (0 = navigationTimeoutMs). HTTP >= 400
+// fails the step.
+func (r *stepsRun) navigate(ctx context.Context, u, waitFor string, timeoutMs int) error {
+	if timeoutMs <= 0 {
+		timeoutMs = r.in.NavigationTimeoutMs
+	}
+	if waitFor == "" {
+		waitFor = browser.WaitLoad
+	}
+	_, pageErr, fatal := loadPage(ctx, r.s, r.p, u, waitFor, timeoutMs)
+	if fatal != nil {
+		return fatal
+	}
+	if pageErr != nil {
+		return pageErr
+	}
+	return nil
+}
+
+// do runs one step.
+func (r *stepsRun) do(ctx context.Context, i int, st step) error {
+	s, p := r.s, r.p
+	wait := time.Duration(st.TimeoutMs) * time.Millisecond
+	switch st.Action {
+	case "navigate":
+		return r.navigate(ctx, st.URL, st.WaitFor, st.TimeoutMs)
+	case "click":
+		return s.Click(ctx, p, st.Selector, wait)
+	case "type":
+		return s.Type(ctx, p, st.Selector, st.Text, wait)
+	case "press":
+		return s.Press(ctx, p, st.Key)
+	case "select":
+		return s.Select(ctx, p, st.Selector, st.Value, wait)
+	case "wait_for":
+		if st.Selector != "" {
+			return s.WaitSelector(ctx, p, st.Selector, wait)
+		}
+		return s.WaitText(ctx, p, st.Text, wait)
+	case "scroll":
+		return r.scroll(ctx, st, wait)
+	case "extract":
+		return r.extract(ctx, st, wait)
+	case "screenshot":
+		img, err := s.Screenshot(ctx, p, browser.ScreenshotOptions{FullPage: st.FullPage})
+		if err != nil {
+			return err
+		}
+		return r.store(ctx, i, st.Name, st.Name+".png", "image/png", img)
+	case "pdf":
+		doc, err := s.PDF(ctx, p, browser.PDFOptions{})
+		if err != nil {
+			return err
+		}
+		return r.store(ctx, i, st.Name, st.Name+".pdf", "application/pdf", doc)
+	case "evaluate":
+		if r.env.Profile().TrustLevel == "restricted" {
+			return engine.Errorf(engine.TrustLevelNotAllowed, "evaluate needs trust level local; this server runs restricted")
+		}
+		raw, err := s.Eval(ctx, p, st.Script)
+		if err != nil {
+			return err
+		}
+		name := st.Name
+		if name == "" {
+			name = fmt.Sprintf("step%d", i)
+		}
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		r.values[name] = v
+		return nil
+	}
+	return engine.Errorf(engine.InvalidParameter, "unknown action %q", st.Action)
+}
+
+// scroll scrolls to the bottom, the top or an element.
+func (r *stepsRun) scroll(ctx context.Context, st step, wait time.Duration) error {
+	switch st.To {
+	case "bottom":
+		_, err := r.s.Eval(ctx, r.p, `(window.scrollTo(0, document.documentElement.scrollHeight), true)`)
+		return err
+	case "top":
+		_, err := r.s.Eval(ctx, r.p, `(window.scrollTo(0, 0), true)`)
+		return err
+	}
+	if err := r.s.WaitSelector(ctx, r.p, st.To, wait); err != nil {
+		return err
+	}
+	_, err := r.s.Eval(ctx, r.p, `(document.querySelector(`+jsonQuote(st.To)+`).scrollIntoView({block: 'center'}), true)`)
+	return err
+}
+
+// extract reads text or an attribute of the first match (waiting for it)
+// or of every match (all: true, no wait) into values[name].
+func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) error {
+	if !st.All {
+		if err := r.s.WaitSelector(ctx, r.p, st.Selector, wait); err != nil {
+			return err
+		}
+	}
+	cfg, _ := json.Marshal(map[string]any{"fields": map[string]fieldSpec{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}})
+	raw, err := r.s.Eval(ctx, r.p, fmt.Sprintf(extractJS, cfg))
+	if err != nil {
+		return err
+	}
+	var x extracted
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return engine.Wrap(engine.ExecutionError, err, "decode extracted value: %v", err)
+	}
+	if msg, bad := x.FieldErrors["v"]; bad {
+		return engine.Errorf(engine.InvalidParameter, "invalid selector %q: %s", st.Selector, msg)
+	}
+	r.values[st.Name] = x.Fields["v"]
+	return nil
+}
+
+// store saves a step's file as an artifact.
+func (r *stepsRun) store(ctx context.Context, i int, name, file, mime string, data []byte) error {
+	id, err := r.env.PutArtifact(ctx, file, mime, data)
+	if err != nil {
+		return err
+	}
+	r.artifacts = append(r.artifacts, stepArtifact{Name: name, ArtifactID: id, MimeType: mime, StepIndex: i})
+	return nil
+}
+
+// jsonQuote returns v as a JSON (and JavaScript) string literal.
+func jsonQuote(v string) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,189 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-rod/rod"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// ScreenshotPages is the screenshot_pages template: one PNG or JPEG image
+// artifact per URL.
+type ScreenshotPages struct {
+	b *browser.Manager
+}
+
+var _ engine.Template = (*ScreenshotPages)(nil)
+
+// NewScreenshotPages returns the template, working in the run's session of b.
+func NewScreenshotPages(b *browser.Manager) engine.Template { return &ScreenshotPages{b: b} }
+
+// shotInputs are screenshot_pages' validated inputs.
+type shotInputs struct {
+	URLs             []string  `json:"urls"`
+	FullPage         bool      `json:"fullPage"`
+	Format           string    `json:"format"`
+	Quality          int       `json:"quality"`
+	Viewport         *viewport `json:"viewport"`
+	Concurrency      int       `json:"concurrency"`
+	PerPageTimeoutMs int       `json:"perPageTimeoutMs"`
+	WaitFor          string    `json:"waitFor"`
+}
+
+// shotOut is one URL's entry in the result.
+type shotOut struct {
+	URL        string        `json:"url"`
+	FinalURL   string        `json:"finalUrl"`
+	HTTPStatus int           `json:"httpStatus"`
+	ArtifactID string        `json:"artifactId"`
+	MimeType   string        `json:"mimeType"`
+	Size       int           `json:"size"`
+	Error      *engine.Error `json:"error"`
+}
+
+const shotInputSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "additionalProperties": false, "required": ["urls"],
+  "properties": {
+    "urls": ` + urlListSchema + `,
+    "fullPage": {"type": "boolean", "default": false, "description": "Capture the whole scrollable page (up to 16384 px tall) instead of the viewport."},
+    "format": {"type": "string", "enum": ["png", "jpeg"], "default": "png"},
+    "quality": {"type": "integer", "minimum": 1, "maximum": 100, "description": "JPEG quality (jpeg only)."},
+    "viewport": ` + viewportSchema + `,
+    "concurrency": ` + concurrencySchema + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "waitFor": ` + waitForSchema + `
+  }
+}`
+
+const shotResultSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "required": ["summary", "screenshots"],
+  "properties": {
+    "summary": {"type": "object", "required": ["total", "succeeded", "failed"]},
+    "screenshots": {"type": "array", "items": {"type": "object", "required": ["url", "artifactId", "error"],
+      "properties": {"url": {"type": "string"}, "finalUrl": {"type": "string"}, "httpStatus": {"type": "integer"},
+        "artifactId": {"type": "string", "description": "The image (read it with get_artifact; base64)."},
+        "mimeType": {"type": "string"}, "size": {"type": "integer"}, "error": ` + errorObjectSchema + `}}}
+  }
+}`
+
+// Info describes the template.
+func (t *ScreenshotPages) Info() engine.TemplateInfo {
+	return engine.TemplateInfo{
+		TemplateID: "screenshot_pages", Version: 1, Versions: []int{1},
+		Title: "Take screenshots of web pages",
+		Description: "Opens each URL (1..100) in Chromium and saves one image artifact per page: PNG (default) or " +
+			"JPEG (format, quality), of the viewport (viewport {width, height}, default 1280x800) or the whole page " +
+			"(fullPage). The result lists, per URL, the artifactId of its image (read it with get_artifact: base64), " +
+			"the final URL and HTTP status. A page that cannot be loaded, times out (NAVIGATION_TIMEOUT) or answers " +
+			"HTTP >= 400 gets no image and an error; some failures give partial_success, all failing gives " +
+			"STEP_EXECUTION_FAILED. Resumable.",
+		InputSchema: json.RawMessage(shotInputSchema), ResultSchema: json.RawMessage(shotResultSchema),
+		TrustLevel: "any", Resumable: true, NeedsBrowser: true,
+		EstimatedStepsHint: "one step per URL; a screenshot adds 50-300 ms per page",
+		Examples:           []json.RawMessage{json.RawMessage(`{"urls":["https://example.com/"],"fullPage":true,"viewport":{"width":1280,"height":800}}`)},
+	}
+}
+
+func parseShotInputs(raw json.RawMessage) (*shotInputs, error) {
+	in := &shotInputs{}
+	if err := decodeInputs(raw, in); err != nil {
+		return nil, err
+	}
+	if in.Format == "" {
+		in.Format = "png"
+	}
+	if in.Concurrency <= 0 {
+		in.Concurrency = batchDefaultConc
+	}
+	if in.PerPageTimeoutMs <= 0 {
+		in.PerPageTimeoutMs = batchDefaultTimeoutMs
+	}
+	if in.WaitFor == "" {
+		in.WaitFor = browser.WaitLoad
+	}
+	return in, nil
+}
+
+// Check applies the URL policy and the profile's limits. Errors:
+// INVALID_PARAMETER, TRUST_LEVEL_NOT_ALLOWED.
+func (t *ScreenshotPages) Check(inputs json.RawMessage, p engine.Profile) error {
+	in, err := parseShotInputs(inputs)
+	if err != nil {
+		return err
+	}
+	if in.Quality > 0 && in.Format != "jpeg" {
+		return engine.Errorf(engine.InvalidParameter, "inputs.quality applies to format jpeg only").
+			WithDetails(map[string]any{"field": "inputs.quality"})
+	}
+	if err := checkConcurrency(in.Concurrency, p); err != nil {
+		return err
+	}
+	pol := urlPolicy(t.b, p)
+	for i, u := range in.URLs {
+		if err := checkURL(u, fmt.Sprintf("inputs.urls[%d]", i), pol); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run captures every URL. Errors: STEP_EXECUTION_FAILED (every page
+// failed), EXECUTION_ERROR (browser lost), ctx's cause.
+func (t *ScreenshotPages) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	in, err := parseShotInputs(env.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	mime := "image/" + in.Format
+	pool := &urlPool{env: env, urls: dedupe(in.URLs)}
+	vp := viewport{Width: defaultViewportWidth, Height: defaultViewportHeight}
+	if in.Viewport != nil {
+		vp = *in.Viewport
+	}
+	pool.setup = func(ctx context.Context, s *browser.Session, p *rod.Page) error {
+		return s.SetViewport(ctx, p, vp.Width, vp.Height)
+	}
+	pool.work = func(ctx context.Context, s *browser.Session, p *rod.Page, i int, url string) (any, *engine.Error, error) {
+		out := &shotOut{URL: url, MimeType: mime}
+		nav, pageErr, fatal := loadPage(ctx, s, p, url, in.WaitFor, in.PerPageTimeoutMs)
+		out.FinalURL, out.HTTPStatus, out.Error = nav.FinalURL, nav.Status, pageErr
+		if fatal != nil || pageErr != nil {
+			return out, pageErr, fatal
+		}
+		img, err := s.Screenshot(ctx, p, browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Format, Quality: in.Quality})
+		if err != nil {
+			return pageFailure(ctx, out, err, func(e *engine.Error) { out.Error = e })
+		}
+		id, err := env.PutArtifact(ctx, artifactName(i, map[string]string{"png": "png", "jpeg": "jpg"}[in.Format]), mime, img)
+		if err != nil {
+			return out, nil, err
+		}
+		out.ArtifactID, out.Size = id, len(img)
+		return out, nil, nil
+	}
+	if err := pool.run(ctx, in.Concurrency, func() (*browser.Session, error) { return openSession(ctx, t.b, env, "screenshot_pages") }); err != nil {
+		return nil, err
+	}
+	res := struct {
+		Summary     batchSummary      `json:"summary"`
+		Screenshots []json.RawMessage `json:"screenshots"`
+	}{Summary: batchSummary{Total: len(pool.urls), Succeeded: pool.done - pool.failed, Failed: pool.failed}, Screenshots: pool.outputs}
+	return pool.outcome(res)
+}
+
+// pageFailure sorts an error after a page loaded: EXECUTION_ERROR (browser
+// gone) is fatal, anything else is the page's failure, set through set.
+func pageFailure(ctx context.Context, out any, err error, set func(*engine.Error)) (any, *engine.Error, error) {
+	e := engine.AsError(err)
+	if e.Code == engine.ExecutionError && ctx.Err() == nil {
+		return out, nil, e
+	}
+	set(e)
+	return out, e, nil
+}

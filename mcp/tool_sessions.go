@@ -1,0 +1,185 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/browsertask/browsertask/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sessionManager is what the four browser-session tools need besides
+// Engine. It is kept apart from Engine so engines without browser sessions
+// (test fakes) still serve the other tools; these answer EXECUTION_ERROR.
+type sessionManager interface {
+	CreateSession(ctx context.Context, r engine.CreateSessionRequest) (*engine.Session, error)
+	ListSessions(ctx context.Context) ([]*engine.Session, error)
+	CloseSession(ctx context.Context, sessionID string) (*engine.Session, error)
+	ExportSessionState(ctx context.Context, sessionID string) (*engine.SessionExport, error)
+}
+
+var _ sessionManager = (*engine.Engine)(nil)
+
+// sessionSchema is a browser session as the session tools return it.
+func sessionSchema() map[string]any {
+	return object(map[string]any{
+		"sessionId":  str(`"sess_" + UUID; pass it as run_task_template's sessionId.`),
+		"createdAt":  integer("Unix ms."),
+		"lastUsedAt": integer("Unix ms of the last run or export in it."),
+		"expiresAt":  integer("Unix ms when it closes unless used again (sessionIdleTtlMs after the last use)."),
+		"closedAt":   nullableInt("Unix ms when it was closed, or null."),
+	}, "sessionId", "createdAt", "expiresAt")
+}
+
+// sessions returns the engine's session side, or an EXECUTION_ERROR result.
+func (s *Server) sessions() (sessionManager, *sdk.CallToolResult) {
+	sm, ok := s.eng.(sessionManager)
+	if !ok {
+		return nil, errorResult(engine.Errorf(engine.ExecutionError, "this server has no browser sessions"))
+	}
+	return sm, nil
+}
+
+func (s *Server) createBrowserSessionTool() toolDef {
+	return toolDef{
+		name:  "create_browser_session",
+		title: "Create a browser session",
+		description: "Creates an isolated browser session (own cookies and storage) that outlives runs: pass its " +
+			"sessionId to run_task_template so several runs share a login (run the login template in it first) or " +
+			"state. Optionally restores a saved login: storageStateArtifactId (the artifactId export_session_state " +
+			"returned) or storageState (that artifact's JSON: {cookies, origins}). Answers {sessionId, createdAt, " +
+			"expiresAt}. A session closes after sessionIdleTtlMs (default 30 min) without use, or with " +
+			"close_browser_session. Runs in a session are executed by the server process that created it. " +
+			"Errors: INVALID_PARAMETER (bad storageState), ARTIFACT_NOT_FOUND, ARTIFACT_EXPIRED, EXECUTION_ERROR " +
+			"(no browser available).",
+		annotations: &sdk.ToolAnnotations{},
+		input: object(map[string]any{
+			"storageState": map[string]any{"type": "object", "description": "Cookies and localStorage to restore, as export_session_state wrote them."},
+			"storageStateArtifactId": map[string]any{"type": "string", "minLength": 1,
+				"description": "Restore the state saved in this export_session_state artifact instead."},
+		}),
+		output: outputOf(sessionSchema()),
+		handle: s.createBrowserSession,
+	}
+}
+
+func (s *Server) createBrowserSession(ctx context.Context, _ *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+	var a struct {
+		StorageState json.RawMessage `json:"storageState"`
+		ArtifactID   string          `json:"storageStateArtifactId"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return errorResult(err)
+	}
+	sm, bad := s.sessions()
+	if bad != nil {
+		return bad
+	}
+	sess, err := sm.CreateSession(ctx, engine.CreateSessionRequest{StorageState: a.StorageState, ArtifactID: a.ArtifactID})
+	if err != nil {
+		return s.errorResultLogged("create_browser_session", err)
+	}
+	return jsonResult(sess, false)
+}
+
+func (s *Server) listBrowserSessionsTool() toolDef {
+	return toolDef{
+		name:  "list_browser_sessions",
+		title: "List browser sessions",
+		description: "Lists the open browser sessions (newest first) of every server process sharing the database: " +
+			"{sessions: [{sessionId, createdAt, lastUsedAt, expiresAt, closedAt}]}. Use it to find a session to " +
+			"reuse or to close. Expired and closed sessions are not listed.",
+		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
+		input:       object(map[string]any{}),
+		output: outputOf(object(map[string]any{
+			"sessions": map[string]any{"type": "array", "items": sessionSchema()},
+		}, "sessions")),
+		handle: s.listBrowserSessions,
+	}
+}
+
+func (s *Server) listBrowserSessions(ctx context.Context, _ *sdk.CallToolRequest, _ json.RawMessage) *sdk.CallToolResult {
+	sm, bad := s.sessions()
+	if bad != nil {
+		return bad
+	}
+	list, err := sm.ListSessions(ctx)
+	if err != nil {
+		return s.errorResultLogged("list_browser_sessions", err)
+	}
+	return jsonResult(map[string]any{"sessions": list}, false)
+}
+
+func (s *Server) closeBrowserSessionTool() toolDef {
+	destructive := true
+	return toolDef{
+		name:  "close_browser_session",
+		title: "Close a browser session",
+		description: "Closes a browser session: its cookies and storage are discarded (save them first with " +
+			"export_session_state if needed) and runs still using it fail. Answers the closed session " +
+			"{sessionId, createdAt, expiresAt, closedAt}. Errors: SESSION_NOT_FOUND (unknown, already closed or expired).",
+		annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true},
+		input:       object(map[string]any{"sessionId": str("The session to close.")}, "sessionId"),
+		output:      outputOf(sessionSchema()),
+		handle:      s.closeBrowserSession,
+	}
+}
+
+func (s *Server) closeBrowserSession(ctx context.Context, _ *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+	var a struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return errorResult(err)
+	}
+	sm, bad := s.sessions()
+	if bad != nil {
+		return bad
+	}
+	sess, err := sm.CloseSession(context.WithoutCancel(ctx), a.SessionID)
+	if err != nil {
+		return s.errorResultLogged("close_browser_session", err)
+	}
+	return jsonResult(sess, false)
+}
+
+func (s *Server) exportSessionStateTool() toolDef {
+	return toolDef{
+		name:  "export_session_state",
+		title: "Save a session's login state",
+		description: "Saves a browser session's cookies and localStorage as a JSON artifact " +
+			"({cookies: [...], origins: [{origin, localStorage: [{name, value}]}]}) kept artifactTtlMs, so a login " +
+			"can be restored later: create_browser_session {storageStateArtifactId}. Answers {sessionId, " +
+			"artifactId, mimeType, size, expiresAt}; read the JSON with get_artifact. The artifact holds live " +
+			"credentials (cookies): treat it as a secret. Errors: SESSION_NOT_FOUND, EXECUTION_ERROR (the session " +
+			"belongs to another server process).",
+		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		input:       object(map[string]any{"sessionId": str("The session to save.")}, "sessionId"),
+		output: outputOf(object(map[string]any{
+			"sessionId":  str("The session."),
+			"artifactId": str("The saved state (application/json)."),
+			"mimeType":   str("application/json"),
+			"size":       integer("Bytes."),
+			"expiresAt":  integer("Unix ms when the artifact expires."),
+		}, "sessionId", "artifactId", "mimeType", "size", "expiresAt")),
+		handle: s.exportSessionState,
+	}
+}
+
+func (s *Server) exportSessionState(ctx context.Context, _ *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+	var a struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return errorResult(err)
+	}
+	sm, bad := s.sessions()
+	if bad != nil {
+		return bad
+	}
+	exp, err := sm.ExportSessionState(ctx, a.SessionID)
+	if err != nil {
+		return s.errorResultLogged("export_session_state", err)
+	}
+	return jsonResult(exp, false)
+}

@@ -1,0 +1,80 @@
+// Package web is the dashboard: server-rendered pages (templ components fed
+// by view models) with htmx for live updates and the Cancel button. It
+// reads and changes runs only through the engine, never through SQL.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// Engine is what the dashboard needs from the domain; *engine.Engine
+// implements it. Methods return domain errors (*engine.Error).
+type Engine interface {
+	Submit(ctx context.Context, r engine.SubmitRequest) (*engine.SubmitResult, error)
+	Get(ctx context.Context, runID string) (*engine.Run, error)
+	List(ctx context.Context, q engine.ListQuery) (*engine.RunList, error)
+	Cancel(ctx context.Context, runID, reason string) (*engine.CancelResult, error)
+	Items(ctx context.Context, runID string) ([]engine.Item, error)
+	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
+	Artifact(ctx context.Context, artifactID string) (*engine.Artifact, error)
+	ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
+	Templates() []engine.TemplateInfo
+	Profile() engine.Profile
+}
+
+var _ Engine = (*engine.Engine)(nil)
+
+// Options configure New.
+type Options struct {
+	Engine Engine
+	// Token, when set, is required on every dashboard route except /login
+	// and /static/: as a bearer token or as the cookie /login?token= sets.
+	Token string
+	// DBPath is shown on the profile page.
+	DBPath string
+	// Addr is the listener's host:port, for the MCP URL in the snippets.
+	Addr string
+	// Binary is the command clients should launch for stdio (default
+	// "browsertask").
+	Binary string
+	// Version is the binary's version, shown in the footer.
+	Version string
+	// Logger receives request errors (nil discards them).
+	Logger *slog.Logger
+	// Now returns the current time (nil = time.Now), for ages and tests.
+	Now func() time.Time
+}
+
+// Dashboard serves the dashboard's routes (see routes.go).
+type Dashboard struct {
+	eng     Engine
+	opts    Options
+	log     *slog.Logger
+	now     func() time.Time
+	handler http.Handler
+}
+
+// New builds the dashboard handler. Mount it at "/" of the daemon's mux; it
+// serves every path routes.go lists and 404s the rest.
+func New(opts Options) *Dashboard {
+	d := &Dashboard{eng: opts.Engine, opts: opts, log: opts.Logger, now: opts.Now}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.opts.Binary == "" {
+		d.opts.Binary = "browsertask"
+	}
+	d.handler = d.guard(d.routes())
+	return d
+}
+
+// ServeHTTP implements http.Handler.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }

@@ -1,0 +1,38 @@
+package web
+
+import (
+	"io/fs"
+	"net/http"
+
+	"github.com/browsertask/browsertask/static"
+)
+
+// routes lists every dashboard route. State changes are POST only; guard
+// (guard.go) puts the Host check, the cross-origin protection and the token
+// in front of all of them.
+func (d *Dashboard) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", d.runsPage)                                             // runs list (filters, paging, live)
+	mux.HandleFunc("GET /runs/new", d.newRunPage)                                      // new run form
+	mux.HandleFunc("POST /runs", d.startRun)                                           // start a run from the form
+	mux.HandleFunc("GET /runs/{id}", d.runPage)                                        // run detail (live while not terminal)
+	mux.HandleFunc("POST /runs/{id}/cancel", d.cancelRun)                              // cancel a run
+	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
+	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use
+	mux.HandleFunc("GET /templates", d.templatesPage)                                  // templates with schemas and examples
+	mux.HandleFunc("GET /profile", d.profilePage)                                      // runtime profile, DB, client snippets
+	mux.HandleFunc("GET /login", d.login)                                              // ?token= sets the session cookie
+	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(static.FS))) // embedded assets
+	mux.HandleFunc("/", d.notFound)
+	return mux
+}
+
+// staticHandler serves the embedded assets with a day of caching.
+func staticHandler(assets fs.FS) http.Handler {
+	files := http.FileServerFS(assets)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r)
+	})
+}

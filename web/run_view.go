@@ -1,0 +1,148 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// Limits of the detail page, so a 1000-URL run stays quick to render.
+const (
+	maxItemRows  = 500
+	maxEventRows = 100
+)
+
+// runView builds the detail view model. Errors: RUN_NOT_FOUND.
+func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
+	ctx := r.Context()
+	run, err := d.eng.Get(ctx, id)
+	if err != nil {
+		return RunView{}, err
+	}
+	now := d.now()
+	v := RunView{
+		Page: d.page("Run "+shortID(run.RunID), "runs"),
+		ID:   run.RunID, Template: run.TemplateID, Version: run.TemplateVersion, Status: string(run.Status),
+		Terminal: run.Status.Terminal(), Session: run.SessionID, OwnsSession: run.OwnsSession, Mode: string(run.Mode),
+		Created: clock(&run.CreatedAt), Started: clock(run.StartedAt), Finished: clock(run.FinishedAt),
+		Queued:   span(time.Duration(run.Metrics.QueuedMs) * time.Millisecond),
+		Progress: progressView(run.Progress), Error: errorView(run.Error), Result: pretty(run.Result),
+		SelfURL: "/runs/" + url.PathEscape(run.RunID), CancelURL: "/runs/" + url.PathEscape(run.RunID) + "/cancel",
+	}
+	if run.StartedAt != nil {
+		v.Elapsed = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)
+	}
+	if v.Terminal {
+		v.Expires = clock(&run.ExpiresAt)
+	}
+	var schema json.RawMessage
+	for _, t := range d.eng.Templates() {
+		if t.TemplateID == run.TemplateID {
+			schema = t.InputSchema
+		}
+	}
+	v.Inputs = maskInputs(run.Inputs, schema)
+	items, err := d.eng.Items(ctx, id)
+	if err != nil {
+		return RunView{}, err
+	}
+	for i, it := range items {
+		if i == maxItemRows {
+			v.ItemsMore = len(items) - maxItemRows
+			break
+		}
+		v.Items = append(v.Items, itemRow(it))
+	}
+	for _, aid := range run.ArtifactIDs {
+		v.Artifacts = append(v.Artifacts, d.artifactView(r, aid))
+	}
+	evs, _, _, err := d.eng.EventsAfter(ctx, id, 0, engine.MaxEventLimit)
+	if err != nil {
+		return RunView{}, err
+	}
+	if n := len(evs); n > maxEventRows {
+		v.EventsNote = fmt.Sprintf("Newest %d of %d events.", maxEventRows, n)
+		evs = evs[n-maxEventRows:]
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		v.Events = append(v.Events, eventRow(evs[i], now))
+	}
+	return v, nil
+}
+
+// itemRow reads the common fields templates put in an item's output (url,
+// httpStatus/status) without knowing the template.
+func itemRow(it engine.Item) ItemRow {
+	row := ItemRow{Index: it.Index, Key: it.Key, Status: it.Status}
+	var out map[string]any
+	_ = json.Unmarshal(it.Output, &out)
+	if u, ok := out["url"].(string); ok {
+		row.URL = u
+	} else if strings.Contains(it.Key, "://") {
+		row.URL = it.Key
+	}
+	for _, k := range []string{"httpStatus", "statusCode", "status"} {
+		if n, ok := out[k].(float64); ok {
+			row.HTTPStatus = fmt.Sprint(int(n))
+			break
+		}
+	}
+	if it.Error != nil {
+		row.Error = string(it.Error.Code) + ": " + it.Error.Message
+	}
+	return row
+}
+
+// artifactView loads an artifact's metadata for the detail page.
+func (d *Dashboard) artifactView(r *http.Request, id string) ArtifactView {
+	v := ArtifactView{ID: id, Name: id, URL: "/artifacts/" + url.PathEscape(id)}
+	v.Download = v.URL + "?download=1"
+	a, err := d.eng.Artifact(r.Context(), id)
+	if err != nil {
+		v.Expired = true
+		return v
+	}
+	v.Name, v.MimeType, v.Size = a.Name, a.MimeType, size(a.Size)
+	v.Image = inlineImage(a.MimeType)
+	return v
+}
+
+// eventRow renders an event as one timeline line.
+func eventRow(e engine.Event, now time.Time) EventRow {
+	row := EventRow{Seq: e.Seq, Time: time.UnixMilli(e.At).Format("15:04:05.000"), Ago: ago(now, e.At), Type: e.Type}
+	var data map[string]any
+	_ = json.Unmarshal(e.Data, &data)
+	switch e.Type {
+	case "status":
+		row.Text = fmt.Sprint(data["status"])
+		if a, ok := data["attempt"].(float64); ok && a > 1 {
+			row.Text += fmt.Sprintf(" (attempt %d)", int(a))
+		}
+	case "progress":
+		row.Text = fmt.Sprintf("%v/%v done", data["doneSteps"], data["totalSteps"])
+	case "created":
+		row.Text = "run created"
+	case "item":
+		row.Text = fmt.Sprintf("%v %v", data["key"], data["status"])
+	case "artifact":
+		n, _ := data["size"].(float64)
+		row.Text = fmt.Sprintf("%v (%v, %s)", data["name"], data["mimeType"], size(int64(n)))
+	default:
+		row.Text = compactJSON(e.Data, 160)
+	}
+	return row
+}
+
+// compactJSON shortens raw JSON to n characters for one line.
+func compactJSON(raw json.RawMessage, n int) string {
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// runsPageSize is how many runs one page of the list shows.
+const runsPageSize = 25
+
+// runsPage serves the runs list; with HX-Request only the live table.
+func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v := RunsView{Page: d.page("Runs", "runs"), Status: q.Get("status"), Template: q.Get("template")}
+	if v.Status != "" && !engine.RunStatus(v.Status).Valid() {
+		v.Status = ""
+	}
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	list, err := d.eng.List(r.Context(), engine.ListQuery{Status: v.Status, TemplateID: v.Template, Limit: runsPageSize, Offset: offset})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	now := d.now()
+	for _, run := range list.Runs {
+		v.Rows = append(v.Rows, runRow(run, now))
+		v.Live = v.Live || !run.Status.Terminal()
+	}
+	for _, s := range engine.AllStatuses {
+		v.Statuses = append(v.Statuses, string(s))
+	}
+	for _, t := range d.eng.Templates() {
+		v.Templates = append(v.Templates, t.TemplateID)
+	}
+	v.Total, v.Filtered = list.Total, v.Status != "" || v.Template != ""
+	if len(v.Rows) > 0 {
+		v.From, v.To = offset+1, offset+len(v.Rows)
+	}
+	link := func(off int) string {
+		u := url.Values{}
+		if v.Status != "" {
+			u.Set("status", v.Status)
+		}
+		if v.Template != "" {
+			u.Set("template", v.Template)
+		}
+		if off > 0 {
+			u.Set("offset", strconv.Itoa(off))
+		}
+		if len(u) == 0 {
+			return "/"
+		}
+		return "/?" + u.Encode()
+	}
+	v.SelfURL = link(offset)
+	if offset > 0 {
+		v.PrevURL = link(max(offset-runsPageSize, 0))
+	}
+	if offset+len(v.Rows) < list.Total {
+		v.NextURL = link(offset + runsPageSize)
+	}
+	d.render(w, r, http.StatusOK, runsPage(v), runsTable(v))
+}
+
+// runRow builds a table row.
+func runRow(run *engine.Run, now time.Time) RunRow {
+	row := RunRow{
+		ID: run.RunID, ShortID: shortID(run.RunID), Template: run.TemplateID, Status: string(run.Status),
+		Progress: progressView(run.Progress), Age: ago(now, run.CreatedAt), Session: shortID(run.SessionID),
+		Created: time.UnixMilli(run.CreatedAt).Format(time.RFC3339), Terminal: run.Status.Terminal(),
+		DetailURL: "/runs/" + url.PathEscape(run.RunID),
+	}
+	if run.StartedAt != nil {
+		row.Duration = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)
+	} else {
+		row.Duration = "—"
+	}
+	return row
+}
+
+// runPage serves a run's detail; with HX-Request only its live region.
+func (d *Dashboard) runPage(w http.ResponseWriter, r *http.Request) {
+	v, err := d.runView(r, r.PathValue("id"))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, http.StatusOK, runPage(v), runLive(v))
+}
+
+// cancelRun cancels the run, then answers the live region (htmx) or
+// redirects back to the detail page (plain form).
+func (d *Dashboard) cancelRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := d.eng.Cancel(r.Context(), id, "canceled from the dashboard")
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if r.Header.Get("HX-Request") != "true" {
+		http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
+		return
+	}
+	v, err := d.runView(r, id)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if !res.Success {
+		v.CancelNote = res.Reason
+	}
+	d.render(w, r, http.StatusOK, runLive(v), runLive(v))
+}

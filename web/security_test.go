@@ -1,0 +1,164 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+func TestCrossOriginCancelIsRefused(t *testing.T) {
+	e := newEnv(t, "", true)
+	id := e.submit(map[string]any{"sleepMs": 1000, "items": 30})
+	e.waitStatus(id, engine.StatusRunning)
+	post := func(hdr map[string]string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/runs/"+id+"/cancel", nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	// A page on another site posting a form: the browser sends both headers.
+	if r := post(map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}); r.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site POST: status %d, want 403", r.StatusCode)
+	}
+	// An older browser that sends only Origin.
+	if r := post(map[string]string{"Origin": "http://evil.example"}); r.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin POST (Origin only): status %d, want 403", r.StatusCode)
+	}
+	if r, _ := e.eng.Get(t.Context(), id); r.Status != engine.StatusRunning {
+		t.Fatalf("run is %s after refused cancels, want running", r.Status)
+	}
+	// GET on the cancel route is not a state change.
+	resp, err := http.Get(e.srv.URL + "/runs/" + id + "/cancel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET cancel: %d, want 404 (only POST cancels)", resp.StatusCode)
+	}
+	if r, _ := e.eng.Get(t.Context(), id); r.Status != engine.StatusRunning {
+		t.Fatalf("run is %s after a GET, want running", r.Status)
+	}
+	// The dashboard's own page posting: allowed, the run is canceled.
+	if r := post(map[string]string{"Origin": e.srv.URL, "Sec-Fetch-Site": "same-origin"}); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("same-origin POST: status %d, want 303", r.StatusCode)
+	}
+	if r, _ := e.eng.Get(t.Context(), id); r.Status != engine.StatusCanceled {
+		t.Fatalf("run is %s, want canceled", r.Status)
+	}
+}
+
+func TestArtifactHeaders(t *testing.T) {
+	e := newEnv(t, "", true)
+	htmlRun := e.submit(map[string]any{"content": "<script>document.title='pwned'</script>", "mimeType": "text/html"})
+	pngRun := e.submit(map[string]any{"contentBase64": pngBase64(t), "mimeType": "image/png"})
+	get := func(runID, query string) (*http.Response, string) {
+		r := e.waitStatus(runID, engine.StatusSucceeded)
+		if len(r.ArtifactIDs) != 1 {
+			t.Fatalf("run %s has %d artifacts", runID, len(r.ArtifactIDs))
+		}
+		resp, err := http.Get(e.srv.URL + "/artifacts/" + r.ArtifactIDs[0] + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, body := get(htmlRun, "")
+	h := resp.Header
+	if resp.StatusCode != 200 || !strings.HasPrefix(h.Get("Content-Disposition"), "attachment") ||
+		h.Get("Content-Security-Policy") != "sandbox" || h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("HTML artifact: %d %v", resp.StatusCode, h)
+	}
+	if !strings.Contains(h.Get("Content-Disposition"), `filename=content.html`) || !strings.Contains(body, "<script>") {
+		t.Fatalf("HTML artifact: disposition %q body %q", h.Get("Content-Disposition"), body)
+	}
+	resp, body = get(pngRun, "")
+	h = resp.Header
+	if h.Get("Content-Type") != "image/png" || !strings.HasPrefix(h.Get("Content-Disposition"), "inline") ||
+		h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Content-Security-Policy") != "sandbox" || !strings.HasPrefix(body, "\x89PNG") {
+		t.Fatalf("PNG artifact: %v", h)
+	}
+	resp, _ = get(pngRun, "?download=1")
+	if !strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("download=1: %q", resp.Header.Get("Content-Disposition"))
+	}
+	resp, err := http.Get(e.srv.URL + "/artifacts/art_missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("missing artifact: %d", resp.StatusCode)
+	}
+}
+
+func TestTokenGuardsTheDashboard(t *testing.T) {
+	e := newEnv(t, "s3cret", false)
+	jar := &cookieJar{}
+	client := &http.Client{Jar: jar}
+	status := func(path string) int {
+		resp, err := client.Get(e.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if s := status("/"); s != http.StatusUnauthorized {
+		t.Fatalf("GET / without token: %d, want 401", s)
+	}
+	if s := status("/static/app.css"); s != http.StatusOK {
+		t.Fatalf("static without token: %d, want 200", s)
+	}
+	if s := status("/login?token=wrong"); s != http.StatusUnauthorized {
+		t.Fatalf("wrong token: %d, want 401", s)
+	}
+	if s := status("/login?token=s3cret"); s != http.StatusOK { // redirected to /
+		t.Fatalf("login: %d, want 200 after redirect", s)
+	}
+	if s := status("/profile"); s != http.StatusOK {
+		t.Fatalf("with cookie: %d, want 200", s)
+	}
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/templates", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("bearer: %d", resp.StatusCode)
+	}
+}
+
+func TestForeignHostIsRefused(t *testing.T) {
+	e := newEnv(t, "", false)
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/", nil)
+	req.Host = "attacker.example:80"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("DNS-rebinding Host: %d, want 403", resp.StatusCode)
+	}
+}
+
+// cookieJar is a minimal jar for one host.
+type cookieJar struct{ cookies []*http.Cookie }
+
+func (j *cookieJar) SetCookies(_ *url.URL, c []*http.Cookie) { j.cookies = append(j.cookies, c...) }
+func (j *cookieJar) Cookies(*url.URL) []*http.Cookie         { return j.cookies }

@@ -1,0 +1,200 @@
+package web
+
+// The view models below are what the templ components render; handlers
+// build them from engine values so components never see storage shapes.
+
+// Page is the frame around every page.
+type Page struct {
+	Title   string
+	Nav     string // "runs", "new", "sessions", "templates", "profile"
+	Version string
+}
+
+// RunRow is one line of the runs table.
+type RunRow struct {
+	ID        string
+	ShortID   string
+	Template  string
+	Status    string
+	Progress  ProgressView
+	Age       string
+	Created   string // RFC 3339, for the title attribute
+	Duration  string
+	Session   string
+	Terminal  bool
+	DetailURL string
+}
+
+// ProgressView is a progress bar.
+type ProgressView struct {
+	Done, Total, Failed int
+	DonePct, FailPct    int
+	Message             string
+}
+
+// RunsView is the runs list with its filters and paging.
+type RunsView struct {
+	Page      Page
+	Rows      []RunRow
+	Status    string
+	Template  string
+	Statuses  []string
+	Templates []string
+	Total     int
+	From, To  int
+	PrevURL   string
+	NextURL   string
+	// Live is true while a visible run is not terminal: the table then
+	// re-fetches itself every second.
+	Live    bool
+	SelfURL string
+	// Filtered is true when a filter is set (changes the empty state).
+	Filtered bool
+}
+
+// RunView is the run detail page.
+type RunView struct {
+	Page        Page
+	ID          string
+	Template    string
+	Version     int
+	Status      string
+	Terminal    bool
+	Session     string
+	OwnsSession bool
+	Mode        string
+	Created     string
+	Started     string
+	Finished    string
+	Queued      string
+	Elapsed     string
+	Expires     string
+	Progress    ProgressView
+	Inputs      string
+	Items       []ItemRow
+	ItemsMore   int
+	Error       *ErrorView
+	Result      string
+	Artifacts   []ArtifactView
+	Events      []EventRow
+	EventsNote  string
+	CancelURL   string
+	SelfURL     string
+	CancelNote  string
+}
+
+// ItemRow is one item checkpoint.
+type ItemRow struct {
+	Index      int
+	Key        string
+	URL        string
+	Status     string
+	HTTPStatus string
+	Error      string
+}
+
+// ErrorView is a domain error with its recovery advice.
+type ErrorView struct {
+	Code     string
+	Message  string
+	Recovery string
+	Details  string
+}
+
+// ArtifactView is one artifact of a run.
+type ArtifactView struct {
+	ID       string
+	Name     string
+	MimeType string
+	Size     string
+	URL      string
+	Download string
+	Image    bool
+	Expired  bool
+}
+
+// EventRow is one entry of the event timeline.
+type EventRow struct {
+	Seq  int64
+	Time string
+	Ago  string
+	Type string
+	Text string
+}
+
+// NewRunView is the new-run form.
+type NewRunView struct {
+	Page      Page
+	Templates []TemplateOption
+	Selected  string
+	Inputs    string
+	Mode      string
+	Error     *ErrorView
+	Schema    string
+}
+
+// TemplateOption is an entry of the template picker.
+type TemplateOption struct {
+	ID       string
+	Title    string
+	Selected bool
+}
+
+// TemplatesView lists the templates.
+type TemplatesView struct {
+	Page      Page
+	Templates []TemplateView
+}
+
+// TemplateView is one template's description.
+type TemplateView struct {
+	ID          string
+	Title       string
+	Version     int
+	Versions    string
+	Description string
+	TrustLevel  string
+	Resumable   bool
+	Steps       string
+	Schema      string
+	Examples    []string
+	RunURL      string
+}
+
+// SessionsView lists the browser sessions in use.
+type SessionsView struct {
+	Page     Page
+	Sessions []SessionRow
+}
+
+// SessionRow is one session and the runs using it.
+type SessionRow struct {
+	ID     string
+	Runs   int
+	Status string
+	Latest string
+	RunURL string
+}
+
+// ProfileView is the runtime profile page.
+type ProfileView struct {
+	Page     Page
+	Fields   []KV
+	Browser  string
+	DBPath   string
+	MCPURL   string
+	Snippets []Snippet
+}
+
+// KV is a labelled value.
+type KV struct {
+	Key, Value string
+}
+
+// Snippet is a copyable MCP client configuration.
+type Snippet struct {
+	ID    string
+	Title string
+	Where string
+	Body  string
+}
