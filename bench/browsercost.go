@@ -24,6 +24,7 @@ type cdpVariant struct {
 	network  bool // Network.enable and a NetworkResponseReceived listener per navigation
 	fetch    bool // Fetch.enable, every request paused and continued from Go
 	autoAtt  bool // Target.setAutoAttach{waitForDebuggerOnStart}
+	session  bool // the browser package's own tab pool, Navigate and Eval
 	describe string
 }
 
@@ -33,6 +34,7 @@ var cdpVariants = []cdpVariant{
 	{name: "fetch", fetch: true, describe: "+ Fetch.enable: each request paused and continued from Go"},
 	{name: "autoattach", autoAtt: true, describe: "+ Target.setAutoAttach{waitForDebuggerOnStart}"},
 	{name: "all", network: true, fetch: true, autoAtt: true, describe: "network + fetch + autoattach"},
+	{name: "session", session: true, describe: "browser.Session: AcquirePage, Navigate(load), Eval — no engine, DB or MCP"},
 }
 
 // benchBrowserCost is a diagnostic (-only browsercost): it prices the CDP
@@ -110,6 +112,9 @@ func variantRun(ctx context.Context, bm *browser.Manager, js string, urls []stri
 	defer bm.CloseSession(context.Background(), s.ID())
 	rb := s.Browser()
 	script := fmt.Sprintf(js, extractConfig())
+	if v.session {
+		return sessionRun(ctx, s, urls, script, tabs, start)
+	}
 	jobs := make(chan int, len(urls))
 	for i := range urls {
 		jobs <- i
@@ -217,4 +222,45 @@ func extractOne(p *rod.Page, url, script string, dst *json.RawMessage) error {
 	}
 	*dst = raw
 	return nil
+}
+
+// sessionRun extracts urls through the browser package's session API, the
+// path batch_extract_pages takes, without the engine around it.
+func sessionRun(ctx context.Context, s *browser.Session, urls []string, script string, tabs int, start time.Time) (time.Duration, error) {
+	jobs := make(chan int, len(urls))
+	for i := range urls {
+		jobs <- i
+	}
+	close(jobs)
+	out := make([]json.RawMessage, len(urls))
+	errs := make(chan error, tabs)
+	for w := 0; w < tabs; w++ {
+		go func() {
+			p, release, err := s.AcquirePage(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer release(true)
+			for i := range jobs {
+				if _, err := s.Navigate(ctx, p, urls[i], browser.WaitLoad); err != nil {
+					errs <- err
+					return
+				}
+				raw, err := s.Eval(ctx, p, script)
+				if err != nil {
+					errs <- err
+					return
+				}
+				out[i] = raw
+			}
+			errs <- nil
+		}()
+	}
+	for w := 0; w < tabs; w++ {
+		if err := <-errs; err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), checkPages(urls, out)
 }

@@ -50,6 +50,8 @@ func startInproc(ctx context.Context, dir string, cfg engine.Config, log *slog.L
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{}))
 	p := &inproc{dbPath: dbPath, db: store, bm: bm, eng: eng, http: httptest.NewServer(mux), done: make(chan struct{})}
+	// As serve does: pages must never reach the daemon's own listener.
+	bm.DenyHost(p.http.Listener.Addr().String())
 	rctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go func() {

@@ -27,7 +27,7 @@ func (s *Session) watchTab(t *tab) error {
 	if err := (proto.NetworkEnable{}).Call(p); err != nil {
 		return err
 	}
-	if err := (proto.FetchEnable{}).Call(p); err != nil {
+	if err := s.enableFetch(p, t); err != nil {
 		return err
 	}
 	children := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
@@ -42,6 +42,17 @@ func (s *Session) watchTab(t *tab) error {
 	)
 	go wait()
 	return (proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}).Call(p)
+}
+
+// enableFetch (re)starts request interception of tab p with the current
+// policy's patterns.
+func (s *Session) enableFetch(p *rod.Page, t *tab) error {
+	gen := s.policy.m.policyGen.Load()
+	if err := (proto.FetchEnable{Patterns: s.policy.m.fetchPatterns()}).Call(p); err != nil {
+		return err
+	}
+	t.policyGen = gen
+	return nil
 }
 
 // childSessions are the auto-attached targets of one tab (frames, workers)
@@ -78,7 +89,7 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 		return child.Context(c), done
 	}
 	cp, done := bounded()
-	err := proto.FetchEnable{}.Call(cp)
+	err := proto.FetchEnable{Patterns: s.policy.m.fetchPatterns()}.Call(cp)
 	done()
 	if err != nil {
 		// Fail closed: a child we cannot intercept stays paused (it never

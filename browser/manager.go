@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -60,6 +61,9 @@ type Manager struct {
 	log       *slog.Logger
 	instances []*instance
 	policy    *requestPolicy
+	// policyGen counts deny-list changes; a tab set up under an older
+	// generation updates its interception before it is handed out.
+	policyGen atomic.Int64
 
 	mu       sync.Mutex
 	deny     []string
@@ -116,6 +120,7 @@ func (m *Manager) DenyHost(hostport string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.deny = append(m.deny, hostport)
+	m.policyGen.Add(1) // pooled tabs re-apply their interception patterns
 }
 
 // DenyHosts returns the host:port pairs no run may navigate to.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-rod/rod/lib/proto"
+
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -41,6 +43,36 @@ func (m *Manager) Policy() engine.URLPolicy {
 		DenyHosts:     m.DenyHosts(),
 		Resolve:       m.opts.Resolve,
 	}
+}
+
+// fetchPatterns returns the requests the browser pauses for check: all of
+// them under trust restricted (any host may resolve to an internal
+// address); otherwise every document (main frames, sub-frames, each
+// redirect hop) plus any request to a port of the deny list — the only
+// sub-requests the local policy can refuse. Pausing only those keeps a
+// page's many sub-resources off the interception path.
+func (m *Manager) fetchPatterns() []*proto.FetchRequestPattern {
+	if strings.EqualFold(m.opts.TrustLevel, "restricted") {
+		return []*proto.FetchRequestPattern{{URLPattern: "*"}}
+	}
+	pats := []*proto.FetchRequestPattern{{URLPattern: "*", ResourceType: proto.NetworkResourceTypeDocument}}
+	seen := map[string]bool{}
+	for _, d := range m.DenyHosts() {
+		_, port, err := net.SplitHostPort(d)
+		if err != nil || seen[port] {
+			continue
+		}
+		seen[port] = true
+		switch port {
+		case "80": // default ports do not appear in canonical URLs
+			pats = append(pats, &proto.FetchRequestPattern{URLPattern: "http://*"})
+		case "443":
+			pats = append(pats, &proto.FetchRequestPattern{URLPattern: "https://*"})
+		default:
+			pats = append(pats, &proto.FetchRequestPattern{URLPattern: "*:" + port + "/*"})
+		}
+	}
+	return pats
 }
 
 // check decides one request. It returns nil to let it through, or the

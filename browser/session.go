@@ -56,6 +56,9 @@ type tab struct {
 	synthetic atomic.Bool
 	// emulated is set while a viewport override is active.
 	emulated atomic.Bool
+	// policyGen is the deny-list generation its interception was set for
+	// (read and written only by the tab's holder).
+	policyGen int64
 }
 
 // newSession creates the browser context. Errors: EXECUTION_ERROR.
@@ -126,6 +129,12 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 		t := s.idle[n-1]
 		s.idle = s.idle[:n-1]
 		s.mu.Unlock()
+		if t.policyGen != s.policy.m.policyGen.Load() {
+			if err := s.enableFetch(t.page, t); err != nil {
+				s.putTab(t, false)
+				return nil, s.mapErr(ctx, nil, err, "update a tab's request interception")
+			}
+		}
 		return t, nil
 	}
 	s.mu.Unlock()
