@@ -71,7 +71,9 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 	// The seven v1 tools must be there; the only extras allowed are the
 	// additive v1.1 event tools of 04 §4.6.
 	want := []string{"cancel_task_run", "get_artifact", "get_runtime_profile", "get_task_run", "list_task_runs", "list_task_templates", "run_task_template"}
-	v11 := map[string]bool{"get_task_run_events": true, "subscribe_task_run_events": true}
+	v11 := map[string]bool{"get_task_run_events": true, "subscribe_task_run_events": true,
+		// The browser-session tools of 03 §3.2 (issue 4) are additive too.
+		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true}
 	var got []string
 	for _, tool := range res.Tools {
 		if v11[tool.Name] {

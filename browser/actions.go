@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -233,12 +232,6 @@ return 'ok' })()`)
 			WithDetails(map[string]any{"selector": sel})
 	}
 	return nil
-}
-
-// ErrCrashed reports whether err is PAGE_CRASHED.
-func ErrCrashed(err error) bool {
-	var e *engine.Error
-	return errors.As(err, &e) && e.Code == engine.PageCrashed
 }
 
 // WaitJS evaluates expr, a promise that resolves when a condition holds,
