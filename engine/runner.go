@@ -67,6 +67,10 @@ func (e *Engine) execute(ctx context.Context, r *Run) {
 	}
 
 	if rctx.Err() != nil {
+		// Stop the browser work before the final state is visible, so a
+		// client that sees RUN_TIMEOUT (or a restart that sees the requeue)
+		// never finds the run's pages still loading.
+		e.closeOwnedSession(r)
 		switch cause := context.Cause(rctx); {
 		case errors.Is(cause, errCauseTimeout):
 			e.finish(r, StatusFailed, nil, Errorf(RunTimeout,
@@ -79,7 +83,6 @@ func (e *Engine) execute(ctx context.Context, r *Run) {
 			// cancelled or recovered it; anything we would write is discarded.
 			log.Debug("run stopped", "cause", cause)
 		}
-		e.closeOwnedSession(r)
 		return
 	}
 	e.finish(r, StatusFailed, nil, AsError(err))
