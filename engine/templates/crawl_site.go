@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/browsertask/browsertask/browser"
@@ -141,23 +140,34 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 	return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
 }
 
-// globRE compiles a URL glob: * matches any characters (slashes too), ?
-// one character, everything else itself; the whole URL must match.
-func globRE(glob string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	for _, r := range glob {
-		switch r {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
+// globMatch reports whether url matches a URL glob as a whole: * matches
+// any run of characters (slashes too), ? exactly one, everything else
+// itself. Iterative with one backtrack point, so it is linear-ish and never
+// fails to compile.
+func globMatch(glob, url string) bool {
+	g, u := []rune(glob), []rune(url)
+	gi, ui := 0, 0
+	star, mark := -1, 0
+	for ui < len(u) {
+		switch {
+		case gi < len(g) && (g[gi] == '?' || (g[gi] != '*' && g[gi] == u[ui])):
+			gi++
+			ui++
+		case gi < len(g) && g[gi] == '*':
+			star, mark = gi, ui
+			gi++
+		case star >= 0:
+			gi = star + 1
+			mark++
+			ui = mark
 		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
+			return false
 		}
 	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
+	for gi < len(g) && g[gi] == '*' {
+		gi++
+	}
+	return gi == len(g)
 }
 
 // normalizeLink returns an absolute http(s) URL without its fragment, or
@@ -186,20 +196,16 @@ func originOf(raw string) string {
 // crawlFilter decides which discovered links are followed.
 type crawlFilter struct {
 	origin   string
-	include  []*regexp.Regexp
-	exclude  []*regexp.Regexp
+	include  []string
+	exclude  []string
 	policy   engine.URLPolicy
 	sameOrig bool
 }
 
 func newCrawlFilter(in *crawlInputs, start string, pol engine.URLPolicy) *crawlFilter {
 	f := &crawlFilter{origin: originOf(start), policy: pol, sameOrig: *in.SameOrigin}
-	for _, g := range in.Include {
-		f.include = append(f.include, globRE(g))
-	}
-	for _, g := range in.Exclude {
-		f.exclude = append(f.exclude, globRE(g))
-	}
+	f.include = append(f.include, in.Include...)
+	f.exclude = append(f.exclude, in.Exclude...)
 	return f
 }
 
@@ -208,15 +214,15 @@ func (f *crawlFilter) follow(link string) bool {
 	if f.sameOrig && originOf(link) != f.origin {
 		return false
 	}
-	for _, re := range f.exclude {
-		if re.MatchString(link) {
+	for _, g := range f.exclude {
+		if globMatch(g, link) {
 			return false
 		}
 	}
 	if len(f.include) > 0 {
 		ok := false
-		for _, re := range f.include {
-			ok = ok || re.MatchString(link)
+		for _, g := range f.include {
+			ok = ok || globMatch(g, link)
 		}
 		if !ok {
 			return false
