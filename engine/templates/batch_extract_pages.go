@@ -56,14 +56,12 @@ func (f *fieldSpec) UnmarshalJSON(b []byte) error {
 
 // batchInputs are the validated inputs.
 type batchInputs struct {
-	URLs             []string             `json:"urls"`
-	Fields           map[string]fieldSpec `json:"fields"`
-	IncludeText      *bool                `json:"includeText"`
-	IncludeLinks     bool                 `json:"includeLinks"`
-	IncludeMeta      bool                 `json:"includeMeta"`
-	Concurrency      int                  `json:"concurrency"`
-	PerPageTimeoutMs int                  `json:"perPageTimeoutMs"`
-	WaitFor          string               `json:"waitFor"`
+	URLs         []string             `json:"urls"`
+	Fields       map[string]fieldSpec `json:"fields"`
+	IncludeText  *bool                `json:"includeText"`
+	IncludeLinks bool                 `json:"includeLinks"`
+	IncludeMeta  bool                 `json:"includeMeta"`
+	pageLoad
 }
 
 // parseBatchInputs decodes inputs and applies the defaults.
@@ -78,15 +76,7 @@ func parseBatchInputs(raw json.RawMessage) (*batchInputs, error) {
 		t := true
 		in.IncludeText = &t
 	}
-	if in.Concurrency <= 0 {
-		in.Concurrency = batchDefaultConc
-	}
-	if in.PerPageTimeoutMs <= 0 {
-		in.PerPageTimeoutMs = batchDefaultTimeoutMs
-	}
-	if in.WaitFor == "" {
-		in.WaitFor = browser.WaitLoad
-	}
+	in.pageLoad.applyDefaults()
 	return in, nil
 }
 

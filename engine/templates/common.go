@@ -101,3 +101,26 @@ func timeoutDur(ms int) time.Duration { return time.Duration(ms) * time.Millisec
 func artifactName(i int, ext string) string {
 	return fmt.Sprintf("%03d.%s", i+1, ext)
 }
+
+// pageLoad holds the page-loading inputs every page-visiting template shares
+// (03 §3.4 "common inputs"). It is embedded in each template's inputs, so
+// JSON decoding fills it directly and one method applies the defaults.
+type pageLoad struct {
+	Concurrency      int    `json:"concurrency"`
+	PerPageTimeoutMs int    `json:"perPageTimeoutMs"`
+	WaitFor          string `json:"waitFor"`
+}
+
+// applyDefaults fills what the caller left out: concurrency 4,
+// perPageTimeoutMs 30000, waitFor "load".
+func (p *pageLoad) applyDefaults() {
+	if p.Concurrency <= 0 {
+		p.Concurrency = batchDefaultConc
+	}
+	if p.PerPageTimeoutMs <= 0 {
+		p.PerPageTimeoutMs = batchDefaultTimeoutMs
+	}
+	if p.WaitFor == "" {
+		p.WaitFor = browser.WaitLoad
+	}
+}

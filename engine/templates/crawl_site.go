@@ -23,19 +23,17 @@ func NewCrawlSite(b *browser.Manager) engine.Template { return &CrawlSite{b: b} 
 
 // crawlInputs are crawl_site's validated inputs.
 type crawlInputs struct {
-	StartURL         string               `json:"startUrl"`
-	MaxPages         int                  `json:"maxPages"`
-	MaxDepth         *int                 `json:"maxDepth"`
-	SameOrigin       *bool                `json:"sameOrigin"`
-	Include          []string             `json:"include"`
-	Exclude          []string             `json:"exclude"`
-	Fields           map[string]fieldSpec `json:"fields"`
-	IncludeText      bool                 `json:"includeText"`
-	IncludeLinks     bool                 `json:"includeLinks"`
-	IncludeMeta      bool                 `json:"includeMeta"`
-	Concurrency      int                  `json:"concurrency"`
-	PerPageTimeoutMs int                  `json:"perPageTimeoutMs"`
-	WaitFor          string               `json:"waitFor"`
+	StartURL     string               `json:"startUrl"`
+	MaxPages     int                  `json:"maxPages"`
+	MaxDepth     *int                 `json:"maxDepth"`
+	SameOrigin   *bool                `json:"sameOrigin"`
+	Include      []string             `json:"include"`
+	Exclude      []string             `json:"exclude"`
+	Fields       map[string]fieldSpec `json:"fields"`
+	IncludeText  bool                 `json:"includeText"`
+	IncludeLinks bool                 `json:"includeLinks"`
+	IncludeMeta  bool                 `json:"includeMeta"`
+	pageLoad
 }
 
 const crawlInputSchema = `{
@@ -111,15 +109,7 @@ func parseCrawlInputs(raw json.RawMessage) (*crawlInputs, error) {
 		t := true
 		in.SameOrigin = &t
 	}
-	if in.Concurrency <= 0 {
-		in.Concurrency = batchDefaultConc
-	}
-	if in.PerPageTimeoutMs <= 0 {
-		in.PerPageTimeoutMs = batchDefaultTimeoutMs
-	}
-	if in.WaitFor == "" {
-		in.WaitFor = browser.WaitLoad
-	}
+	in.pageLoad.applyDefaults()
 	return in, nil
 }
 

@@ -29,13 +29,11 @@ var paperSizes = map[string][2]float64{
 
 // pdfInputs are save_pdf's validated inputs.
 type pdfInputs struct {
-	URLs             []string `json:"urls"`
-	Landscape        bool     `json:"landscape"`
-	PrintBackground  bool     `json:"printBackground"`
-	Paper            string   `json:"paper"`
-	Concurrency      int      `json:"concurrency"`
-	PerPageTimeoutMs int      `json:"perPageTimeoutMs"`
-	WaitFor          string   `json:"waitFor"`
+	URLs            []string `json:"urls"`
+	Landscape       bool     `json:"landscape"`
+	PrintBackground bool     `json:"printBackground"`
+	Paper           string   `json:"paper"`
+	pageLoad
 }
 
 // pdfOut is one URL's entry in the result.
@@ -99,15 +97,7 @@ func parsePDFInputs(raw json.RawMessage) (*pdfInputs, error) {
 	if in.Paper == "" {
 		in.Paper = "letter"
 	}
-	if in.Concurrency <= 0 {
-		in.Concurrency = batchDefaultConc
-	}
-	if in.PerPageTimeoutMs <= 0 {
-		in.PerPageTimeoutMs = batchDefaultTimeoutMs
-	}
-	if in.WaitFor == "" {
-		in.WaitFor = browser.WaitLoad
-	}
+	in.pageLoad.applyDefaults()
 	return in, nil
 }
 

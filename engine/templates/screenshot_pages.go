@@ -24,14 +24,12 @@ func NewScreenshotPages(b *browser.Manager) engine.Template { return &Screenshot
 
 // shotInputs are screenshot_pages' validated inputs.
 type shotInputs struct {
-	URLs             []string  `json:"urls"`
-	FullPage         bool      `json:"fullPage"`
-	Format           string    `json:"format"`
-	Quality          int       `json:"quality"`
-	Viewport         *viewport `json:"viewport"`
-	Concurrency      int       `json:"concurrency"`
-	PerPageTimeoutMs int       `json:"perPageTimeoutMs"`
-	WaitFor          string    `json:"waitFor"`
+	URLs     []string  `json:"urls"`
+	FullPage bool      `json:"fullPage"`
+	Format   string    `json:"format"`
+	Quality  int       `json:"quality"`
+	Viewport *viewport `json:"viewport"`
+	pageLoad
 }
 
 // shotOut is one URL's entry in the result.
@@ -98,15 +96,7 @@ func parseShotInputs(raw json.RawMessage) (*shotInputs, error) {
 	if in.Format == "" {
 		in.Format = "png"
 	}
-	if in.Concurrency <= 0 {
-		in.Concurrency = batchDefaultConc
-	}
-	if in.PerPageTimeoutMs <= 0 {
-		in.PerPageTimeoutMs = batchDefaultTimeoutMs
-	}
-	if in.WaitFor == "" {
-		in.WaitFor = browser.WaitLoad
-	}
+	in.pageLoad.applyDefaults()
 	return in, nil
 }
 
