@@ -140,16 +140,9 @@ func (e *Engine) wait(ctx context.Context, runID string, onChange func(*Run)) (*
 
 // readArtifact returns one chunk; see ReadArtifact.
 func (e *Engine) readArtifact(ctx context.Context, artifactID string, offset, length int64) (*ArtifactChunk, error) {
-	a, err := e.store.GetArtifact(ctx, artifactID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, Errorf(ArtifactNotFound, "artifact %q does not exist", artifactID).WithDetails(map[string]any{"artifactId": artifactID})
-	}
+	a, err := e.Artifact(ctx, artifactID)
 	if err != nil {
-		return nil, Wrap(ExecutionError, err, "load artifact: %v", err)
-	}
-	if a.Expired || a.ExpiresAt <= e.now() {
-		return nil, Errorf(ArtifactExpired, "artifact %q expired (artifactTtlMs %d)", artifactID, e.cfg.ArtifactTTLMs).
-			WithDetails(map[string]any{"artifactId": artifactID, "expiredAt": a.ExpiresAt})
+		return nil, err
 	}
 	if offset < 0 {
 		return nil, Errorf(InvalidParameter, "offset must be >= 0, got %d", offset)
