@@ -321,7 +321,9 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestIdempotentSubmission(t *testing.T) {
-	h := newHarness(t, engine.Config{RunTTLMs: 400}, "")
+	// The window (the run's TTL) is long enough for 100 concurrent submissions
+	// on a loaded 2-core CI machine under -race.
+	h := newHarness(t, engine.Config{RunTTLMs: 1500}, "")
 	var wg sync.WaitGroup
 	ids := make([]string, 100)
 	dedups := atomic.Int32{}
@@ -349,10 +351,25 @@ func TestIdempotentSubmission(t *testing.T) {
 	if dedups.Load() != 99 {
 		t.Fatalf("deduplicated %d, want 99", dedups.Load())
 	}
-	time.Sleep(500 * time.Millisecond)
-	res, err := h.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "test_sleep", Inputs: json.RawMessage(`{"ms":1}`), IdempotencyKey: "k1"})
-	if err != nil || res.Deduplicated || res.Run.RunID == ids[0] {
-		t.Fatalf("after the window: %+v %v", res, err)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, err := h.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "test_sleep", Inputs: json.RawMessage(`{"ms":1}`), IdempotencyKey: "k1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Deduplicated {
+			if res.Run.RunID == ids[0] {
+				t.Fatalf("after the window: a fresh submission returned the old run %s", ids[0])
+			}
+			break
+		}
+		if res.Run.RunID != ids[0] {
+			t.Fatalf("deduplicated to %s, want %s", res.Run.RunID, ids[0])
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the key still deduplicates 15 s after a 1.5 s window")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -227,23 +228,35 @@ func TestEventsResumeAcrossARestartLosesNothing(t *testing.T) {
 }
 
 func TestEventsExpireWithTheRun(t *testing.T) {
-	h := newHarness(t, engine.Config{RunTTLMs: 300, JanitorInterval: 50 * time.Millisecond}, "")
-	r := h.wait(h.submit(`{"ms":1,"items":2}`).RunID)
-	deadline := time.Now().Add(5 * time.Second)
+	// The run may expire before a Wait call could observe it on a loaded machine,
+	// so the test follows the stored event log instead: first the terminal status
+	// event must appear, then the whole log must go with the run.
+	h := newHarness(t, engine.Config{RunTTLMs: 1000, JanitorInterval: 50 * time.Millisecond}, "")
+	runID := h.submit(`{"ms":1,"items":2}`).RunID
+	deadline := time.Now().Add(20 * time.Second)
+	sawTerminal := false
 	for {
-		full, err := h.store.ListEvents(context.Background(), r.RunID, 0, 0)
+		full, err := h.store.ListEvents(context.Background(), runID, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(full) == 0 {
+		for _, e := range full {
+			if e.Type == "status" && strings.Contains(string(e.Data), `"succeeded"`) {
+				sawTerminal = true
+			}
+		}
+		if sawTerminal && len(full) == 0 {
 			break
+		}
+		if !sawTerminal && len(full) == 0 && time.Now().After(deadline) {
+			t.Fatal("the run never wrote a terminal status event")
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%d events still stored after the run expired", len(full))
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
-	if _, _, _, err := h.eng.EventsAfter(context.Background(), r.RunID, 0, 0); engine.CodeOf(err) != engine.RunNotFound {
+	if _, _, _, err := h.eng.EventsAfter(context.Background(), runID, 0, 0); engine.CodeOf(err) != engine.RunNotFound {
 		t.Fatalf("expired run events: %v", err)
 	}
 }
