@@ -80,8 +80,15 @@ func TestBlackboxIdempotency100(t *testing.T) {
 	for id := range ids {
 		first = id
 	}
-	if r := waitTerminal(t, cs, first, 10*time.Second); r["status"] != "succeeded" {
-		t.Fatalf("the single run ended %v", r["status"])
+	done := waitTerminal(t, cs, first, 10*time.Second)
+	if done["status"] != "succeeded" {
+		t.Fatalf("the single run ended %v", done["status"])
+	}
+	// The window ends at the run's expiresAt (epoch ms), which counts from
+	// whichever is later: creation or the end of the run.
+	expiresAt, _ := done["expiresAt"].(float64)
+	if expiresAt < float64(firstAt.UnixMilli()+ttlMs) {
+		t.Fatalf("expiresAt %v is before the submission + run TTL (%d)", done["expiresAt"], firstAt.UnixMilli()+ttlMs)
 	}
 	// Still inside the window after the run finished: deduplicated.
 	again := callOK(t, cs, "run_task_template", args)
@@ -90,7 +97,7 @@ func TestBlackboxIdempotency100(t *testing.T) {
 	}
 
 	// After the window: a new run.
-	time.Sleep(time.Until(firstAt.Add(ttlMs*time.Millisecond + 300*time.Millisecond)))
+	time.Sleep(time.Until(time.UnixMilli(int64(expiresAt)).Add(300 * time.Millisecond)))
 	next := callOK(t, cs, "run_task_template", args)
 	if next["runId"] == first || next["deduplicated"] != false {
 		t.Fatalf("submission after the window: want a new run, got %v (old %s)", next, first)

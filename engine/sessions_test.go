@@ -63,7 +63,7 @@ func TestSessionLifecycle(t *testing.T) {
 	defer store.Close()
 	fb := &fakeBrowser{open: map[string]json.RawMessage{}}
 	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{newSleep()}, Sessions: fb,
-		Config: engine.Config{SessionIdleTTLMs: 600, PollInterval: 20 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
+		Config: engine.Config{SessionIdleTTLMs: 1500, PollInterval: 20 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +74,11 @@ func TestSessionLifecycle(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	bg := context.Background()
 
-	if eng.Profile().SessionIdleTTLMs != 600 {
+	if eng.Profile().SessionIdleTTLMs != 1500 {
 		t.Fatalf("profile sessionIdleTtlMs %d", eng.Profile().SessionIdleTTLMs)
 	}
 	a, err := eng.CreateSession(bg, engine.CreateSessionRequest{})
-	if err != nil || !fb.isOpen(a.ID) || a.ExpiresAt != a.CreatedAt+600 {
+	if err != nil || !fb.isOpen(a.ID) || a.ExpiresAt != a.CreatedAt+1500 {
 		t.Fatalf("create: %+v %v", a, err)
 	}
 	exp, err := eng.ExportSessionState(bg, a.ID)
@@ -114,7 +114,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Fatalf("export closed: %v", err)
 	}
 	// A run bound to b keeps it alive past its idle TTL; idle, it expires.
-	res, err := eng.Submit(bg, engine.SubmitRequest{TemplateID: "test_sleep", SessionID: b.ID, Inputs: json.RawMessage(`{"ms":900}`), Mode: engine.ModeAsync})
+	res, err := eng.Submit(bg, engine.SubmitRequest{TemplateID: "test_sleep", SessionID: b.ID, Inputs: json.RawMessage(`{"ms":2000}`), Mode: engine.ModeAsync})
 	if err != nil {
 		t.Fatal(err)
 	}
