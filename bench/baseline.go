@@ -17,9 +17,9 @@ import (
 // waitLoadJS is the load wait batch_extract_pages uses (browser/navigate.go).
 const waitLoadJS = `new Promise(r => document.readyState === 'complete' ? r(true) : window.addEventListener('load', () => r(true), {once: true}))`
 
-// baseline is the floor: bare go-rod CDP calls on a browser launched by the
-// same code with the same binary and flags (a browser.Manager), in a fresh
-// incognito context per repeat, with tabs reused across URLs — per URL one
+// baseline is the floor: bare go-rod CDP calls in the same Chromium the
+// daemon under test uses (its browser.Manager), in a fresh incognito
+// context per repeat, with tabs reused across URLs — per URL one
 // Page.navigate, one Runtime.evaluate waiting for load, one Runtime.evaluate
 // of the template's own extraction script. No database, no MCP, no events.
 type baseline struct {

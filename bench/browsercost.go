@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,8 +24,10 @@ type cdpVariant struct {
 	name     string
 	network  bool // Network.enable and a NetworkResponseReceived listener per navigation
 	fetch    bool // Fetch.enable, every request paused and continued from Go
+	fetchNo  bool // Fetch.enable with a pattern no request matches (a port nothing uses)
 	autoAtt  bool // Target.setAutoAttach{waitForDebuggerOnStart}
 	session  bool // the browser package's own tab pool, Navigate and Eval
+	then     bool // session, with the extraction in NavigateThen as batch_extract_pages does
 	describe string
 }
 
@@ -32,17 +35,21 @@ var cdpVariants = []cdpVariant{
 	{name: "bare", describe: "navigate + wait load + extract, nothing else"},
 	{name: "network", network: true, describe: "+ Network.enable, a response listener per navigation"},
 	{name: "fetch", fetch: true, describe: "+ Fetch.enable: each request paused and continued from Go"},
+	{name: "fetchport", fetchNo: true, describe: "+ Fetch.enable for one unused port only (trust local's daemon-port pattern)"},
 	{name: "autoattach", autoAtt: true, describe: "+ Target.setAutoAttach{waitForDebuggerOnStart}"},
 	{name: "all", network: true, fetch: true, autoAtt: true, describe: "network + fetch + autoattach"},
 	{name: "session", session: true, describe: "browser.Session: AcquirePage, Navigate(load), Eval — no engine, DB or MCP"},
+	{name: "sessionthen", session: true, then: true, describe: "browser.Session: AcquirePage, NavigateThen(load, extraction) with a per-page deadline"},
 }
 
-// benchBrowserCost is a diagnostic (-only browsercost): it prices the CDP
-// features a tab of the browser package uses (HTTP status from Network
-// events, URL-policy interception through Fetch, auto-attach of child
-// targets) by running the bare baseline with each of them, and
-// batch_extract_pages through MCP, in rotation; it prints each one's
-// median pages/s and median ratio to the bare run of the same repeat.
+// benchBrowserCost is a diagnostic (-only browsercost): it prices CDP
+// features a tab may use (Network events, Fetch interception of every
+// request or of one port only, auto-attach of child targets) and the
+// browser package's own path (tab pool, Navigate, Eval; NavigateThen) by
+// running the bare baseline with each of them, and batch_extract_pages
+// through MCP, in rotation, all in the daemon's own browser; it prints each
+// one's median pages/s, median ratio to the bare run of the same repeat and
+// CPU per page (Chromium's processes, this process).
 func benchBrowserCost(ctx context.Context, o *options, log *slog.Logger, out io.Writer) error {
 	js, err := templateExtractJS()
 	if err != nil {
@@ -65,39 +72,63 @@ func benchBrowserCost(ctx context.Context, o *options, log *slog.Logger, out io.
 		return err
 	}
 	defer cl.close()
-	bm := browser.NewManager(browser.Options{Logger: log, MaxTabsPerSession: max(20, o.tabs)})
-	defer bm.Close()
+	bm := srv.bm // the daemon's own browser, as the extraction benchmark uses
 	salt := 100
 	if _, err := engineExtract(ctx, cl, pageURLs(pages, min(20, o.pages), salt), o.tabs); err != nil {
 		return err
 	}
 	speed := map[string][]float64{}
-	for r := 0; r < o.repeats; r++ {
+	cpu := map[string][]float64{}   // browser CPU ms per page
+	goCPU := map[string][]float64{} // this process's CPU ms per page
+	measure := func(name string, f func() (time.Duration, error)) error {
+		s0, b0 := cpuTimes(bm.PIDs())
+		d, err := f()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		s1, b1 := cpuTimes(bm.PIDs())
+		speed[name] = append(speed[name], float64(o.pages)/d.Seconds())
+		cpu[name] = append(cpu[name], (b1-b0)*1000/float64(o.pages))
+		goCPU[name] = append(goCPU[name], (s1-s0)*1000/float64(o.pages))
+		return nil
+	}
+	variants := cdpVariants
+	if o.variants != "" {
+		variants = nil
 		for _, v := range cdpVariants {
+			if v.name == "bare" || strings.Contains(","+o.variants+",", ","+v.name+",") {
+				variants = append(variants, v)
+			}
+		}
+	}
+	for r := 0; r < o.repeats; r++ {
+		for _, v := range variants {
 			salt++
 			urls := pageURLs(pages, o.pages, salt)
-			d, err := variantRun(ctx, bm, js, urls, o.tabs, v, salt)
-			if err != nil {
-				return fmt.Errorf("%s: %w", v.name, err)
+			if err := measure(v.name, func() (time.Duration, error) {
+				return variantRun(ctx, bm, js, urls, o.tabs, v, salt)
+			}); err != nil {
+				return err
 			}
-			speed[v.name] = append(speed[v.name], float64(len(urls))/d.Seconds())
 		}
 		salt++
-		d, err := engineExtract(ctx, cl, pageURLs(pages, o.pages, salt), o.tabs)
-		if err != nil {
+		urls := pageURLs(pages, o.pages, salt)
+		if err := measure("browsertask", func() (time.Duration, error) {
+			return engineExtract(ctx, cl, urls, o.tabs)
+		}); err != nil {
 			return err
 		}
-		speed["browsertask"] = append(speed["browsertask"], float64(o.pages)/d.Seconds())
 		fmt.Fprintf(out, "  repeat %d done\n", r+1)
 	}
 	fmt.Fprintf(out, "CDP feature cost, %d pages, %d tabs, %d repeats (ratio = pages/s ÷ bare's in the same repeat):\n", o.pages, o.tabs, o.repeats)
-	rows := append(append([]cdpVariant(nil), cdpVariants...), cdpVariant{name: "browsertask", describe: "batch_extract_pages through MCP"})
+	rows := append(append([]cdpVariant(nil), variants...), cdpVariant{name: "browsertask", describe: "batch_extract_pages through MCP"})
 	for _, v := range rows {
 		var rs []float64
 		for i, x := range speed[v.name] {
 			rs = append(rs, ratio(x, speed["bare"][i]))
 		}
-		fmt.Fprintf(out, "  %-12s %5.1f pages/s  ratio %.2f %s  %s\n", v.name, median(speed[v.name]), median(rs), floats(rs, "%.2f"), v.describe)
+		fmt.Fprintf(out, "  %-12s %5.1f pages/s  ratio %.2f %s  CPU ms/page browser %.1f + this process %.1f  %s\n", v.name,
+			median(speed[v.name]), median(rs), floats(rs, "%.2f"), median(cpu[v.name]), median(goCPU[v.name]), v.describe)
 	}
 	return nil
 }
@@ -113,7 +144,7 @@ func variantRun(ctx context.Context, bm *browser.Manager, js string, urls []stri
 	rb := s.Browser()
 	script := fmt.Sprintf(js, extractConfig())
 	if v.session {
-		return sessionRun(ctx, s, urls, script, tabs, start)
+		return sessionRun(ctx, s, urls, script, tabs, start, v.then)
 	}
 	jobs := make(chan int, len(urls))
 	for i := range urls {
@@ -175,6 +206,11 @@ func variantWorker(ctx context.Context, rb *rod.Browser, urls []string, script s
 			return err
 		}
 	}
+	if v.fetchNo {
+		if err := (proto.FetchEnable{Patterns: []*proto.FetchRequestPattern{{URLPattern: "*:1/*"}}}).Call(p); err != nil {
+			return err
+		}
+	}
 	if v.autoAtt {
 		if err := (proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}).Call(p); err != nil {
 			return err
@@ -226,7 +262,7 @@ func extractOne(p *rod.Page, url, script string, dst *json.RawMessage) error {
 
 // sessionRun extracts urls through the browser package's session API, the
 // path batch_extract_pages takes, without the engine around it.
-func sessionRun(ctx context.Context, s *browser.Session, urls []string, script string, tabs int, start time.Time) (time.Duration, error) {
+func sessionRun(ctx context.Context, s *browser.Session, urls []string, script string, tabs int, start time.Time, then bool) (time.Duration, error) {
 	jobs := make(chan int, len(urls))
 	for i := range urls {
 		jobs <- i
@@ -243,6 +279,17 @@ func sessionRun(ctx context.Context, s *browser.Session, urls []string, script s
 			}
 			defer release(true)
 			for i := range jobs {
+				if then {
+					pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+					_, raw, err := s.NavigateThen(pctx, p, urls[i], browser.WaitLoad, script)
+					cancel()
+					if err != nil {
+						errs <- err
+						return
+					}
+					out[i] = raw
+					continue
+				}
 				if _, err := s.Navigate(ctx, p, urls[i], browser.WaitLoad); err != nil {
 					errs <- err
 					return

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -24,6 +23,9 @@ type extractResult struct {
 	// MedianPairRatio is the median of the per-repeat ratios, which
 	// cancels load drift between repeats better than the ratio of medians.
 	MedianPairRatio float64
+	// CPU per page (ms, median of the repeats) of the browser's processes
+	// and of this process, for each side: where a gap comes from.
+	EngineBrowserCPU, EngineSelfCPU, BaseBrowserCPU, BaseSelfCPU []float64
 }
 
 // benchExtract runs batch_extract_pages end to end through MCP (submit
@@ -55,9 +57,9 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 		return nil, err
 	}
 	defer cl.close()
-	bm := browser.NewManager(browser.Options{Logger: log.With("component", "baseline"), MaxTabsPerSession: cfg.MaxTabsPerSession})
-	defer bm.Close()
-	base := &baseline{bm: bm, js: js}
+	// The same browser: the baseline opens its own incognito context and
+	// raw CDP tabs in the Chromium the daemon launched.
+	base := &baseline{bm: srv.bm, js: js}
 
 	warm := min(20, o.pages)
 	if _, err := engineExtract(ctx, cl, pageURLs(pages, warm, 0), o.tabs); err != nil {
@@ -69,14 +71,26 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 	res := &extractResult{Pages: o.pages, Tabs: o.tabs}
 	for r := 0; r < o.repeats; r++ {
 		// ABBA order: drift in the machine's load hits both sides alike.
-		var ed, bd time.Duration
-		engineSide := func() (err error) {
-			ed, err = engineExtract(ctx, cl, pageURLs(pages, o.pages, 2+2*r), o.tabs)
+		var (
+			ed, bd     time.Duration
+			ecpu, bcpu [2]float64 // CPU seconds: this process, the browser
+		)
+		measured := func(d *time.Duration, cpu *[2]float64, f func() (time.Duration, error)) (err error) {
+			s0, b0 := cpuTimes(srv.bm.PIDs())
+			*d, err = f()
+			s1, b1 := cpuTimes(srv.bm.PIDs())
+			cpu[0], cpu[1] = s1-s0, b1-b0
 			return err
 		}
-		baseSide := func() (err error) {
-			bd, err = base.run(ctx, pageURLs(pages, o.pages, 3+2*r), o.tabs)
-			return err
+		engineSide := func() error {
+			return measured(&ed, &ecpu, func() (time.Duration, error) {
+				return engineExtract(ctx, cl, pageURLs(pages, o.pages, 2+2*r), o.tabs)
+			})
+		}
+		baseSide := func() error {
+			return measured(&bd, &bcpu, func() (time.Duration, error) {
+				return base.run(ctx, pageURLs(pages, o.pages, 3+2*r), o.tabs)
+			})
 		}
 		first, second := engineSide, baseSide
 		if r%2 == 1 {
@@ -91,8 +105,15 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 		e, b := float64(o.pages)/ed.Seconds(), float64(o.pages)/bd.Seconds()
 		res.Engine, res.Base = append(res.Engine, e), append(res.Base, b)
 		res.PerRepeatRatio = append(res.PerRepeatRatio, ratio(e, b))
-		fmt.Fprintf(out, "  repeat %d: browsertask %.1f pages/s (%.1f s), bare rod %.1f pages/s (%.1f s), ratio %.2f\n",
-			r+1, e, ed.Seconds(), b, bd.Seconds(), ratio(e, b))
+		perPage := func(sec float64) float64 { return sec * 1000 / float64(o.pages) }
+		res.EngineBrowserCPU = append(res.EngineBrowserCPU, perPage(ecpu[1]))
+		res.EngineSelfCPU = append(res.EngineSelfCPU, perPage(ecpu[0]))
+		res.BaseBrowserCPU = append(res.BaseBrowserCPU, perPage(bcpu[1]))
+		res.BaseSelfCPU = append(res.BaseSelfCPU, perPage(bcpu[0]))
+		fmt.Fprintf(out, "  repeat %d: browsertask %.1f pages/s (%.1f s), bare rod %.1f pages/s (%.1f s), ratio %.2f;"+
+			" CPU ms/page browser+this process: browsertask %.1f+%.1f, bare %.1f+%.1f\n",
+			r+1, e, ed.Seconds(), b, bd.Seconds(), ratio(e, b),
+			perPage(ecpu[1]), perPage(ecpu[0]), perPage(bcpu[1]), perPage(bcpu[0]))
 	}
 	res.EngineMed, res.BaseMed = median(res.Engine), median(res.Base)
 	res.Ratio = ratio(res.EngineMed, res.BaseMed)

@@ -14,6 +14,8 @@ func printSummary(w io.Writer, o *options, r *results) {
 	if e := r.extract; e != nil {
 		fmt.Fprintf(w, "1. batch_extract_pages, %d local pages, %d tabs, median of %d: browsertask (MCP end to end) %.1f pages/s, bare go-rod %.1f pages/s → ratio %.2f (target ≥ 0.90: %s); per repeat %s, median %.2f\n",
 			e.Pages, e.Tabs, len(e.Engine), e.EngineMed, e.BaseMed, e.Ratio, verdict(e.Ratio >= 0.9), floats(e.PerRepeatRatio, "%.2f"), e.MedianPairRatio)
+		fmt.Fprintf(w, "1. CPU per page (median), Chromium + this process: browsertask %.1f + %.1f ms, bare go-rod %.1f + %.1f ms\n",
+			median(e.EngineBrowserCPU), median(e.EngineSelfCPU), median(e.BaseBrowserCPU), median(e.BaseSelfCPU))
 	}
 	for _, t := range r.rtt {
 		target := ""
@@ -57,9 +59,10 @@ func printReport(w io.Writer, o *options, r *results) {
 		"numbers depend on the machine; the ratios are measured in the same run and are the point.\n\n"+
 		"1. `batch_extract_pages` on %d local pages (in-process httptest server) end to end through\n"+
 		"   MCP over HTTP — `run_task_template` (async), `get_task_run` polls, `pages.json` read with\n"+
-		"   `get_artifact` — against a bare go-rod baseline: same Chromium launched by the same code\n"+
-		"   and flags, same extraction script (read from the template's source), same tab count\n"+
-		"   (%d), a fresh incognito context per repeat. Alternating repeats, median of %d.\n"+
+		"   `get_artifact` — against a bare go-rod baseline: the daemon's own Chromium, same extraction\n"+
+		"   script (read from the template's source), same tab count (%d), a fresh incognito context\n"+
+		"   per repeat. Alternating repeats (ABBA), median of %d; CPU per page of Chromium's processes\n"+
+		"   and of the benchmark process for each side.\n"+
 		"2. `get_task_run` round trip p50/p99 over HTTP (`browsertask serve`) and stdio\n"+
 		"   (`browsertask mcp`) vs `get_runtime_profile` as the trivial tool (it answers the in-memory\n"+
 		"   profile without touching the database), calls alternating on one session.\n"+
@@ -73,8 +76,8 @@ func printReport(w io.Writer, o *options, r *results) {
 		"Subsets and sizes: `-only foot,rtt,artifact,sched,extract`, `-pages`, `-repeats`, `-tabs`,\n"+
 		"`-calls`, `-sched-runs`, `-limit`, `-artifact-mib`, `-starts`; `-cpuprofile FILE` profiles the\n"+
 		"in-process scenarios (1 and 3, plus 2 over HTTP and 4 with `-inprocess`); `-report` prints this\n"+
-		"section. `-only browsercost` is a diagnostic pricing each CDP feature a tab uses (Network events,\n"+
-		"Fetch interception, auto-attach) against the bare baseline.\n\n"+
+		"section. `-only browsercost` (with `-variants`) is a diagnostic pricing CDP features (Network\n"+
+		"events, Fetch interception, auto-attach, the browser package's own path) against the bare baseline.\n\n"+
 		"Output of `go run ./bench -report` on the development machine (%d CPUs, shared):\n\n```\n%s```\n",
 		o.pages, o.tabs, o.repeats, o.schedRuns, o.pacedRuns, o.artifactMB, o.starts, runtime.NumCPU(),
 		strings.TrimPrefix(sb.String(), "\n"))

@@ -27,7 +27,7 @@ func jsQuote(v string) string {
 // INVALID_PARAMETER (bad selector), PAGE_CRASHED, EXECUTION_ERROR, or the
 // cause of ctx.
 func (s *Session) WaitSelector(ctx context.Context, p *rod.Page, sel string, wait time.Duration) error {
-	return s.waitJS(ctx, p, waitSelectorJS(sel), wait, func() *engine.Error {
+	return s.waitJS(ctx, p, waitSelectorJS(sel, ""), wait, func() *engine.Error {
 		return engine.Errorf(engine.ElementNotFound, "no element matched %q within %d ms", sel, waitMs(wait)).
 			WithDetails(map[string]any{"selector": sel})
 	})
@@ -59,7 +59,7 @@ func (s *Session) waitJS(ctx context.Context, p *rod.Page, js string, wait time.
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	err := s.evalRetry(wctx, p, js)
+	_, err := s.evalRetry(wctx, p, js)
 	if err == nil {
 		return nil
 	}
@@ -239,7 +239,7 @@ return 'ok' })()`)
 // ctx ends. Errors: ctx's error, INVALID_PARAMETER / STEP_EXECUTION_FAILED
 // when the script throws, PAGE_CRASHED, EXECUTION_ERROR.
 func (s *Session) WaitJS(ctx context.Context, p *rod.Page, expr string) error {
-	err := s.evalRetry(ctx, p, expr)
+	_, err := s.evalRetry(ctx, p, expr)
 	if err != nil && s.Crashed(p) {
 		return s.mapErr(ctx, p, err, "wait for a condition")
 	}

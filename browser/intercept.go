@@ -14,19 +14,17 @@ import (
 // a child target, so a wedged browser cannot pile up goroutines.
 const callTimeout = 5e9 // 5 s
 
-// watchTab wires a new tab: crash detection, the main document's HTTP
-// status (Network events) and the URL policy on every request. Requests are
-// paused by the Fetch domain and continued or failed by check, redirects
-// included (each hop is paused again). Frames and workers that site
-// isolation puts in another process are separate targets: they are
-// auto-attached while paused, given the same interception, then resumed,
-// so no sub-frame request escapes the policy. Errors: the CDP error when
-// interception cannot be enabled (the tab must not be used then).
+// watchTab wires a new tab: crash detection, the origins its frames load
+// (Page events, which rod enables on every page) and the URL policy on the
+// requests fetchPatterns selects. Those requests are paused by the Fetch
+// domain and continued or failed by check, redirects included (each hop is
+// paused again). Frames and workers that site isolation puts in another
+// process are separate targets: they are auto-attached while paused, given
+// the same interception, then resumed, so no sub-frame request escapes the
+// policy. Errors: the CDP error when interception cannot be enabled (the
+// tab must not be used then).
 func (s *Session) watchTab(t *tab) error {
 	p := t.page
-	if err := (proto.NetworkEnable{}).Call(p); err != nil {
-		return err
-	}
 	if err := s.enableFetch(p, t); err != nil {
 		return err
 	}
@@ -35,6 +33,11 @@ func (s *Session) watchTab(t *tab) error {
 		func(*proto.InspectorTargetCrashed) {
 			t.crashed.Store(true)
 			t.markCrashed()
+		},
+		func(e *proto.PageFrameNavigated) {
+			if e.Frame != nil {
+				s.noteOrigin(e.Frame.URL)
+			}
 		},
 		func(e *proto.FetchRequestPaused) { go s.decide(p, t, e) },
 		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
@@ -45,14 +48,24 @@ func (s *Session) watchTab(t *tab) error {
 }
 
 // enableFetch (re)starts request interception of tab p with the current
-// policy's patterns.
+// policy's patterns, or stops it when the policy needs none.
 func (s *Session) enableFetch(p *rod.Page, t *tab) error {
 	gen := s.policy.m.policyGen.Load()
-	if err := (proto.FetchEnable{Patterns: s.policy.m.fetchPatterns()}).Call(p); err != nil {
+	if err := setFetch(p, s.policy.m.fetchPatterns()); err != nil {
 		return err
 	}
 	t.policyGen = gen
 	return nil
+}
+
+// setFetch intercepts the requests of target p that match pats; with no
+// patterns it turns interception off (Fetch.enable without patterns would
+// pause every request).
+func setFetch(p *rod.Page, pats []*proto.FetchRequestPattern) error {
+	if len(pats) == 0 {
+		return proto.FetchDisable{}.Call(p)
+	}
+	return proto.FetchEnable{Patterns: pats}.Call(p)
 }
 
 // childSessions are the auto-attached targets of one tab (frames, workers)
@@ -88,8 +101,13 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 		c, done := context.WithTimeout(ctx, callTimeout)
 		return child.Context(c), done
 	}
+	s.noteOrigin(e.TargetInfo.URL)
 	cp, done := bounded()
-	err := proto.FetchEnable{Patterns: s.policy.m.fetchPatterns()}.Call(cp)
+	err := setFetch(cp, s.policy.m.fetchPatterns())
+	if err == nil {
+		// Page events of the child: the origins its later navigations load.
+		err = proto.PageEnable{}.Call(cp)
+	}
 	done()
 	if err != nil {
 		// Fail closed: a child we cannot intercept stays paused (it never
@@ -99,6 +117,11 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 	}
 	grand := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
 	wait := child.EachEvent(
+		func(ev *proto.PageFrameNavigated) {
+			if ev.Frame != nil {
+				s.noteOrigin(ev.Frame.URL)
+			}
+		},
 		func(ev *proto.FetchRequestPaused) { go s.decide(child, t, ev) },
 		func(ev *proto.TargetAttachedToTarget) { go s.adopt(t, grand, ev) },
 		func(ev *proto.TargetDetachedFromTarget) { grand.end(ev.SessionID) },
@@ -127,9 +150,6 @@ func (s *Session) decide(p *rod.Page, t *tab, e *proto.FetchRequestPaused) {
 			s.log.Info("request blocked by the URL policy", "url", bad.Details["blockedUrl"], "code", bad.Code)
 			_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(p.Context(c))
 			return
-		}
-		if e.ResourceType == proto.NetworkResourceTypeDocument {
-			s.noteOrigin(e.Request.URL)
 		}
 	}
 	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(p.Context(c))

@@ -45,8 +45,20 @@ func TestLaunchNavigateAndDescribe(t *testing.T) {
 		t.Fatalf("title = %s, %v", title, err)
 	}
 	r, err = s.Navigate(ctx, p, srv.URL("/status/404"), WaitLoad)
-	if err != nil || r.Status != 404 {
+	if err != nil || r.Status != 404 || r.StatusText != "Not Found" {
 		t.Fatalf("404 page: %+v, %v", r, err)
+	}
+	// A cross-origin redirect (127.0.0.1 → localhost) still reports the
+	// final document's status and URL.
+	other := strings.Replace(srv.URL("/status/410"), "127.0.0.1", "localhost", 1)
+	r, err = s.Navigate(ctx, p, srv.URL("/redirect?to="+other), WaitLoad)
+	if err != nil || r.Status != 410 || r.FinalURL != other {
+		t.Fatalf("cross-origin redirect to %s: %+v, %v", other, r, err)
+	}
+	// A selector wait reports them too.
+	r, err = s.Navigate(ctx, p, srv.URL("/page/8"), "#name")
+	if err != nil || r.Status != 200 || r.FinalURL != srv.URL("/page/8") {
+		t.Fatalf("selector wait: %+v, %v", r, err)
 	}
 	// Same browser for a second session: launched once per process.
 	pids := m.PIDs()

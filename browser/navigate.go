@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -39,6 +39,12 @@ type NavResult struct {
 // without requests, else a CSS selector that must match). When ctx ends
 // first, the tab's loading is stopped before Navigate returns, so the
 // browser stops fetching. The NavResult is filled as far as the page got.
+//
+// The HTTP status and final URL come from the loaded document itself (its
+// navigation timing entry and location), read by the same script that waits
+// for it: tabs do not enable the Network domain, whose events would cost
+// every page of every run (networkidle turns it on for its own navigation).
+//
 // Errors: NAVIGATION_TIMEOUT (ctx ended before the page loaded),
 // ELEMENT_NOT_FOUND (ctx ended while waiting for the selector),
 // STEP_EXECUTION_FAILED (network error such as a refused connection, or a
@@ -49,104 +55,139 @@ type NavResult struct {
 // gone). The caller decides whether ctx's end was its own deadline or a
 // cancellation of the run.
 func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string) (NavResult, error) {
-	var (
-		mu  sync.Mutex
-		res NavResult
-	)
+	res, _, err := s.NavigateThen(ctx, p, url, waitFor, "")
+	return res, err
+}
+
+// NavigateThen is Navigate that also evaluates the JavaScript expression
+// then in the loaded document, in the same Runtime.evaluate as the wait (one
+// CDP round trip less per page), and returns its value as JSON. The value is
+// nil when then is empty, when the wait did not succeed, or when then threw
+// (the caller evaluates it again on its own to get the error).
+func (s *Session) NavigateThen(ctx context.Context, p *rod.Page, url, waitFor, then string) (NavResult, json.RawMessage, error) {
+	var res NavResult
 	if s.Crashed(p) {
-		return res, s.mapErr(ctx, p, errors.New("renderer crashed"), "navigate to "+url)
+		return res, nil, s.mapErr(ctx, p, errors.New("renderer crashed"), "navigate to "+url)
 	}
 	s.clearBlocked(p)
 	evCtx, stopEvents := s.guard(ctx, p)
 	defer stopEvents()
-	watch := p.Context(evCtx).EachEvent(func(e *proto.NetworkResponseReceived) {
-		if e.Type == proto.NetworkResourceTypeDocument && e.FrameID == p.FrameID && e.Response != nil {
-			mu.Lock()
-			res.Status, res.StatusText, res.FinalURL = e.Response.Status, e.Response.StatusText, e.Response.URL
-			mu.Unlock()
-		}
-	})
-	go watch()
 	var idle func()
 	if waitFor == WaitNetworkIdle {
+		if err := (proto.NetworkEnable{}).Call(p.Context(evCtx)); err != nil {
+			return res, nil, s.mapErr(ctx, p, err, "watch the network of "+url)
+		}
+		defer func() {
+			c, cancel := context.WithTimeout(context.Background(), resetTimeout)
+			defer cancel()
+			_ = proto.NetworkDisable{}.Call(p.Context(c))
+		}()
 		// The browser's own favicon fetch shows up (with request
 		// interception on) as a request that never finishes: not the page's.
 		idle = p.Context(evCtx).WaitRequestIdle(networkIdleQuiet, nil, []string{`/favicon\.ico(\?|$)`}, nil)
-	}
-	snapshot := func() NavResult {
-		mu.Lock()
-		defer mu.Unlock()
-		return res
 	}
 
 	nav, err := proto.PageNavigate{URL: url}.Call(p.Context(evCtx))
 	if err != nil {
 		if ctx.Err() != nil && !s.Crashed(p) {
 			s.stopLoading(p, true)
-			return snapshot(), engine.Wrap(engine.NavigationTimeout, ctx.Err(),
+			return res, nil, engine.Wrap(engine.NavigationTimeout, ctx.Err(),
 				"%s did not answer before the deadline", url).WithDetails(map[string]any{"url": url})
 		}
-		return snapshot(), s.mapErr(ctx, p, err, "navigate to "+url)
+		return res, nil, s.mapErr(ctx, p, err, "navigate to "+url)
 	}
 	if nav.ErrorText != "" {
 		if blocked := s.blockedErr(p); blocked != nil {
-			return snapshot(), blocked
+			return res, nil, blocked
 		}
 		if s.Crashed(p) {
-			return snapshot(), s.mapErr(ctx, p, errors.New(nav.ErrorText), "navigate to "+url)
+			return res, nil, s.mapErr(ctx, p, errors.New(nav.ErrorText), "navigate to "+url)
 		}
-		return snapshot(), engine.Errorf(engine.StepExecutionFailed, "navigation to %s failed: %s", url, nav.ErrorText).
+		return res, nil, engine.Errorf(engine.StepExecutionFailed, "navigation to %s failed: %s", url, nav.ErrorText).
 			WithDetails(map[string]any{"url": url, "netError": nav.ErrorText})
 	}
 
+	var raw json.RawMessage
 	switch waitFor {
 	case "", WaitLoad, WaitNetworkIdle:
-		err = s.evalRetry(ctx, p, waitLoadJS)
+		raw, err = s.evalRetry(ctx, p, waitLoadJS(then))
 		if err == nil && idle != nil {
 			idle()
 			err = ctx.Err()
 		}
 	default:
-		err = s.evalRetry(ctx, p, waitSelectorJS(waitFor))
+		raw, err = s.evalRetry(ctx, p, waitSelectorJS(waitFor, then))
 	}
 	if err == nil && evCtx.Err() != nil {
 		err = context.Canceled // the network-idle wait ended by a crash
 	}
 	if err == nil {
+		var thenVal json.RawMessage
+		res, thenVal = parseNavInfo(raw)
 		if blocked := s.blockedErr(p); blocked != nil {
 			// The page loaded, but one of its requests (a sub-frame, a
 			// script, a client-side redirect) was refused: the page fails.
-			return s.finish(ctx, p, snapshot()), blocked
+			return res, nil, blocked
 		}
-		return s.finish(ctx, p, snapshot()), nil
+		return res, thenVal, nil
 	}
 	if s.Crashed(p) {
-		return snapshot(), s.mapErr(ctx, p, err, "load "+url)
+		return res, nil, s.mapErr(ctx, p, err, "load "+url)
 	}
 	if ctx.Err() != nil {
 		s.stopLoading(p, false)
+		if nav.LoaderID != "" && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			// Page.navigate answered, so the document arrived: say what it is.
+			res = s.navInfo(p)
+		}
 		if waitFor != "" && waitFor != WaitLoad && waitFor != WaitNetworkIdle {
-			return snapshot(), engine.Wrap(engine.ElementNotFound, ctx.Err(),
+			return res, nil, engine.Wrap(engine.ElementNotFound, ctx.Err(),
 				"%s loaded but no element matched %q before the deadline", url, waitFor).
 				WithDetails(map[string]any{"url": url, "waitFor": waitFor})
 		}
-		return snapshot(), engine.Wrap(engine.NavigationTimeout, ctx.Err(),
+		return res, nil, engine.Wrap(engine.NavigationTimeout, ctx.Err(),
 			"%s did not finish loading (waitFor %q) before the deadline", url, nonEmptyWait(waitFor)).
 			WithDetails(map[string]any{"url": url, "waitFor": nonEmptyWait(waitFor)})
 	}
-	return snapshot(), err
+	return res, nil, err
 }
 
-// finish fills FinalURL from the page when no document response was seen
-// (for example a page served from cache or a same-document navigation).
-func (s *Session) finish(ctx context.Context, p *rod.Page, r NavResult) NavResult {
-	if r.FinalURL != "" {
-		return r
+// navInfo reads the status and URL of the tab's current document with a
+// short deadline of its own (the caller's has passed); zero if it cannot.
+func (s *Session) navInfo(p *rod.Page) NavResult {
+	c, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	raw, err := s.Eval(c, p, navInfoJS(""))
+	if err != nil {
+		return NavResult{}
 	}
-	if raw, err := s.Eval(ctx, p, `location.href`); err == nil {
-		_ = json.Unmarshal(raw, &r.FinalURL)
-	}
+	r, _ := parseNavInfo(raw)
 	return r
+}
+
+// parseNavInfo decodes navInfoJS's [status, url, then]. A status of 0 (no
+// navigation timing entry, or a file: URL) is reported as 0; then's value
+// is nil when it threw.
+func parseNavInfo(raw json.RawMessage) (NavResult, json.RawMessage) {
+	var v []json.RawMessage
+	var r NavResult
+	if json.Unmarshal(raw, &v) != nil || len(v) < 2 {
+		return r, nil
+	}
+	if json.Unmarshal(v[0], &r.Status) == nil && r.Status > 0 {
+		r.StatusText = http.StatusText(r.Status)
+	}
+	_ = json.Unmarshal(v[1], &r.FinalURL)
+	if len(v) < 3 || string(v[2]) == "null" {
+		return r, nil
+	}
+	var failed struct {
+		Err *string `json:"__browsertaskThenError"`
+	}
+	if json.Unmarshal(v[2], &failed) == nil && failed.Err != nil {
+		return r, nil
+	}
+	return r, v[2]
 }
 
 func nonEmptyWait(w string) string {
@@ -156,30 +197,45 @@ func nonEmptyWait(w string) string {
 	return w
 }
 
-const waitLoadJS = `new Promise(r => document.readyState === 'complete' ? r(true) : window.addEventListener('load', () => r(true), {once: true}))`
+// navInfoJS is the current document's [HTTP status, URL, then]: the status
+// of the response it was loaded from (after redirects), as its navigation
+// timing entry records it, and the value of the expression then (null when
+// empty, {__browsertaskThenError} when it throws).
+func navInfoJS(then string) string {
+	status := `(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0`
+	if then == "" {
+		return `[` + status + `, location.href]`
+	}
+	return `[` + status + `, location.href, (() => { try { return (` + then + `) } catch (e) { return {__browsertaskThenError: String((e && e.message) || e)} } })()]`
+}
 
-// waitSelectorJS polls for a selector every 50 ms; an invalid selector
-// throws at once.
-func waitSelectorJS(sel string) string {
+// waitLoadJS waits for the load event, then answers navInfoJS(then).
+func waitLoadJS(then string) string {
+	return `new Promise(r => { const f = () => r(` + navInfoJS(then) + `); document.readyState === 'complete' ? f() : window.addEventListener('load', f, {once: true}) })`
+}
+
+// waitSelectorJS polls for a selector every 50 ms, then answers
+// navInfoJS(then); an invalid selector throws at once.
+func waitSelectorJS(sel, then string) string {
 	q, _ := json.Marshal(sel)
 	return `new Promise((resolve, reject) => { const f = () => { try { if (document.querySelector(` + string(q) +
-		`)) return resolve(true) } catch (e) { return reject(e) } setTimeout(f, 50) }; f() })`
+		`)) return resolve(` + navInfoJS(then) + `) } catch (e) { return reject(e) } setTimeout(f, 50) }; f() })`
 }
 
 // evalRetry evaluates a waiting expression, starting over when a navigation
 // (such as a client-side redirect) destroys the JavaScript context.
-func (s *Session) evalRetry(ctx context.Context, p *rod.Page, expr string) error {
+func (s *Session) evalRetry(ctx context.Context, p *rod.Page, expr string) (json.RawMessage, error) {
 	for {
-		_, err := s.Eval(ctx, p, expr)
+		raw, err := s.Eval(ctx, p, expr)
 		if err == nil || ctx.Err() != nil {
-			return err
+			return raw, err
 		}
 		if !isContextDestroyed(err) {
-			return err
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -47,15 +47,20 @@ func (m *Manager) Policy() engine.URLPolicy {
 
 // fetchPatterns returns the requests the browser pauses for check: all of
 // them under trust restricted (any host may resolve to an internal
-// address); otherwise every document (main frames, sub-frames, each
-// redirect hop) plus any request to a port of the deny list — the only
-// sub-requests the local policy can refuse. Pausing only those keeps a
-// page's many sub-resources off the interception path.
+// address); under trust local only the requests to a port of the deny list
+// (the daemon's own listener), documents and redirect hops included —
+// nothing else can fail the local policy once a run's URLs passed
+// CheckURL: the other schemes it refuses (javascript:, data:, chrome:,
+// file:) are never network requests a page can redirect a tab to, and
+// Chromium itself refuses them as redirect targets. Pausing nothing else
+// keeps every page's main document and sub-resources off the interception
+// path (no round trip through this process per request). The result may
+// be empty: then interception is off.
 func (m *Manager) fetchPatterns() []*proto.FetchRequestPattern {
 	if strings.EqualFold(m.opts.TrustLevel, "restricted") {
 		return []*proto.FetchRequestPattern{{URLPattern: "*"}}
 	}
-	pats := []*proto.FetchRequestPattern{{URLPattern: "*", ResourceType: proto.NetworkResourceTypeDocument}}
+	var pats []*proto.FetchRequestPattern
 	seen := map[string]bool{}
 	for _, d := range m.DenyHosts() {
 		_, port, err := net.SplitHostPort(d)

@@ -130,7 +130,7 @@ func (s *Session) atOrigin(ctx context.Context, p *rod.Page, origin, expr string
 	if nav.ErrorText != "" {
 		return nil, engine.Errorf(engine.ExecutionError, "open %s for its storage: %s", origin, nav.ErrorText)
 	}
-	if err := s.evalRetry(ctx, p, waitLoadJS); err != nil {
+	if _, err := s.evalRetry(ctx, p, waitLoadJS("")); err != nil {
 		return nil, err
 	}
 	return s.Eval(ctx, p, expr)

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
@@ -74,6 +75,29 @@ func BenchmarkRunLifecycle(b *testing.B) {
 		}
 		if err := d.FinishRun(ctx, engine.Finish{RunID: id, OwnerID: "owner", Status: engine.StatusSucceeded,
 			Result: []byte(`{"items":1}`), Now: now, RunTTLMs: 1000}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSaveItemLargeInputs is BenchmarkSaveItem on a run whose inputs
+// hold 1000 URLs (about 50 KB), as a large batch_extract_pages run has.
+func BenchmarkSaveItemLargeInputs(b *testing.B) {
+	ctx := context.Background()
+	d := newDB(b)
+	r := queuedRun("run_1", 1)
+	urls := make([]string, 1000)
+	for i := range urls {
+		urls[i] = fmt.Sprintf(`"http://127.0.0.1:40000/page/%d"`, 100000+i)
+	}
+	r.Inputs = []byte(`{"urls":[` + strings.Join(urls, ",") + `]}`)
+	mustCreate(b, d, r)
+	mustClaimOne(b, d, "owner", 2)
+	b.ResetTimer()
+	for i := range b.N {
+		it := engine.Item{Index: i, Key: fmt.Sprintf("http://x/%d", i), Status: engine.ItemSucceeded,
+			Output: []byte(`{"url":"http://x","title":"Page","fields":{"name":"Item"}}`)}
+		if err := d.SaveItem(ctx, "run_1", "owner", it, engine.Progress{DoneSteps: i + 1}, int64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}

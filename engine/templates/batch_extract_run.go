@@ -206,16 +206,22 @@ func (r *batchRun) progressLocked() engine.Progress {
 // returned page's Error; a non-nil error is fatal for the run (browser lost).
 func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, url string) (*pageOut, error) {
 	out := &pageOut{URL: url, Fields: map[string]any{}}
+	opts := extractOptions{Fields: r.in.Fields, Text: *r.in.IncludeText, Links: r.in.IncludeLinks,
+		Meta: r.in.IncludeMeta, MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
+	expr, err := extractExpr(opts)
+	if err != nil {
+		return nil, err
+	}
 	timeout := time.Duration(r.in.PerPageTimeoutMs) * time.Millisecond
 	navCtx, cancel := context.WithTimeout(ctx, timeout)
-	nav, err := s.Navigate(navCtx, p, url, r.in.WaitFor)
+	// The extraction runs in the load wait's own evaluation: one CDP round
+	// trip per page for both.
+	nav, extracted, err := s.NavigateThen(navCtx, p, url, r.in.WaitFor, expr)
 	cancel()
 	out.HTTPStatus, out.FinalURL = nav.Status, nav.FinalURL
 	if ctx.Err() != nil {
 		return out, nil
 	}
-	opts := extractOptions{Fields: r.in.Fields, Text: *r.in.IncludeText, Links: r.in.IncludeLinks,
-		Meta: r.in.IncludeMeta, MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
 	if err != nil {
 		e := engine.AsError(err)
 		if e.Code == engine.ExecutionError {
@@ -237,9 +243,15 @@ func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, u
 			return out, nil
 		}
 	}
-	xctx, cancel := context.WithTimeout(ctx, max(timeout, 5*time.Second))
-	err = extract(xctx, s, p, opts, out)
-	cancel()
+	if extracted != nil {
+		err = mergeExtracted(extracted, out)
+	} else {
+		// The script threw in the combined evaluation: run it on its own
+		// for its error.
+		xctx, cancel := context.WithTimeout(ctx, max(timeout, 5*time.Second))
+		err = extract(xctx, s, p, opts, out)
+		cancel()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return out, nil

@@ -112,14 +112,30 @@ const extractJS = `((cfg) => {
 // INVALID_PARAMETER naming the field whose selector is invalid, or what
 // Session.Eval returns.
 func extract(ctx context.Context, s *browser.Session, p *rod.Page, o extractOptions, out *pageOut) error {
-	cfg, err := json.Marshal(o)
-	if err != nil {
-		return engine.Wrap(engine.ExecutionError, err, "encode extraction options: %v", err)
-	}
-	raw, err := s.Eval(ctx, p, fmt.Sprintf(extractJS, cfg))
+	expr, err := extractExpr(o)
 	if err != nil {
 		return err
 	}
+	raw, err := s.Eval(ctx, p, expr)
+	if err != nil {
+		return err
+	}
+	return mergeExtracted(raw, out)
+}
+
+// extractExpr is the extraction script configured by o.
+func extractExpr(o extractOptions) (string, error) {
+	cfg, err := json.Marshal(o)
+	if err != nil {
+		return "", engine.Wrap(engine.ExecutionError, err, "encode extraction options: %v", err)
+	}
+	return fmt.Sprintf(extractJS, cfg), nil
+}
+
+// mergeExtracted merges the extraction script's value raw into out. Errors:
+// INVALID_PARAMETER naming the field whose selector is invalid,
+// EXECUTION_ERROR when raw is not the script's shape.
+func mergeExtracted(raw json.RawMessage, out *pageOut) error {
 	var x extracted
 	if err := json.Unmarshal(raw, &x); err != nil {
 		return engine.Wrap(engine.ExecutionError, err, "decode extracted page: %v", err)
