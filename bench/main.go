@@ -53,7 +53,7 @@ func main() {
 	o := &options{}
 	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract (and the diagnostic browsercost)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
-	flag.IntVar(&o.repeats, "repeats", 3, "repeats of the extraction pair (the median is reported)")
+	flag.IntVar(&o.repeats, "repeats", 4, "repeats of the extraction pair, alternating which side goes first (the median is reported; even counts balance the order)")
 	flag.StringVar(&o.variants, "variants", "", "browsercost: the variants to run, comma-separated (default all)")
 	flag.IntVar(&o.tabs, "tabs", 5, "tabs (concurrency) for both extraction sides")
 	flag.IntVar(&o.calls, "calls", 500, "round trips per tool and transport")
