@@ -57,3 +57,55 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 		return appendJSONEvent(ctx, tx, r.RunID, eventStatus, statusEvent{Status: r.To, Attempt: attempt}, r.Now)
 	})
 }
+
+// FailOrphanedSessionRuns fails the queued runs created before olderThan
+// whose session_owner_id names no owner row (the process holding their
+// session is gone), appends their "status" events, and closes the open
+// sessions created before olderThan whose owner row is gone, all in one
+// transaction. The age bound keeps it off a process that is still starting
+// (its sessions may exist a moment before its owner row). It returns the
+// ids of the failed runs.
+func (d *DB) FailOrphanedSessionRuns(ctx context.Context, e *engine.Error, now, olderThan, runTTLMs int64) ([]string, error) {
+	errJSON, err := encodeError(e)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	err = d.writeTx(ctx, func(tx *txn) error {
+		ids = ids[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE runs SET status = 'failed', error = :error, lease_expires_at = 0,
+				finished_at = :now, updated_at = :now, expires_at = MAX(created_at + ttl_ms, :now + :ttl)
+			WHERE status = 'queued' AND session_owner_id <> '' AND created_at < :older
+				AND session_owner_id NOT IN (SELECT id FROM owners)
+			RETURNING id`,
+			sql.Named("error", errJSON), sql.Named("now", now), sql.Named("ttl", runTTLMs), sql.Named("older", olderThan))
+		if err != nil {
+			return fmt.Errorf("db: fail orphaned session runs: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return fmt.Errorf("db: fail orphaned session runs: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("db: fail orphaned session runs: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("db: fail orphaned session runs: %w", err)
+		}
+		for _, id := range ids {
+			if err := appendJSONEvent(ctx, tx, id, eventStatus, statusEvent{Status: engine.StatusFailed}, now); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET closed_at = ?
+			WHERE closed_at IS NULL AND created_at < ? AND owner_id NOT IN (SELECT id FROM owners)`, now, olderThan); err != nil {
+			return fmt.Errorf("db: close orphaned sessions: %w", err)
+		}
+		return nil
+	})
+	return ids, err
+}

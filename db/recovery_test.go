@@ -104,3 +104,60 @@ func TestRecovery(t *testing.T) {
 		t.Fatalf("recovered to canceled = %+v", r3)
 	}
 }
+
+// TestFailOrphanedSessionRuns: queued runs bound to a session whose owner
+// row is gone fail with the given error (terminal timestamps, a status
+// event) and such sessions close; live owners' runs and sessions, unbound
+// runs and anything younger than the bound stay as they are.
+func TestFailOrphanedSessionRuns(t *testing.T) {
+	ctx := context.Background()
+	d := newDB(t)
+	if err := d.RegisterOwner(ctx, engine.Owner{ID: "owner_live", PID: 1, Host: "h", StartedAt: 1, HeartbeatAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []engine.Session{
+		{ID: "sess_live", OwnerID: "owner_live", CreatedAt: 10, LastUsedAt: 10, ExpiresAt: 10000},
+		{ID: "sess_dead", OwnerID: "owner_gone", CreatedAt: 10, LastUsedAt: 10, ExpiresAt: 10000},
+		{ID: "sess_young", OwnerID: "owner_gone", CreatedAt: 95, LastUsedAt: 95, ExpiresAt: 10000},
+	} {
+		if err := d.PutSession(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []struct {
+		id, owner string
+		created   int64
+	}{{"run_dead", "owner_gone", 10}, {"run_live", "owner_live", 10}, {"run_free", "", 10}, {"run_young", "owner_gone", 95}} {
+		q := queuedRun(r.id, r.created)
+		q.SessionOwnerID = r.owner
+		mustCreate(t, d, q)
+	}
+	lost := engine.Errorf(engine.SessionNotFound, "the session was lost")
+	ids, err := d.FailOrphanedSessionRuns(ctx, lost, 100, 90, 500)
+	if err != nil || len(ids) != 1 || ids[0] != "run_dead" {
+		t.Fatalf("FailOrphanedSessionRuns = %v, %v; want [run_dead]", ids, err)
+	}
+	r, _ := d.GetRun(ctx, "run_dead")
+	if r.Status != engine.StatusFailed || !reflect.DeepEqual(r.Error, lost) || r.FinishedAt == nil || *r.FinishedAt != 100 || r.ExpiresAt != 1010 {
+		t.Fatalf("orphaned run = %+v (error %+v)", r, r.Error)
+	}
+	evs, _ := d.ListEvents(ctx, "run_dead", 0, 0)
+	if last := evs[len(evs)-1]; last.Type != "status" || string(last.Data) != `{"status":"failed"}` {
+		t.Fatalf("last event of run_dead = %+v", last)
+	}
+	for _, id := range []string{"run_live", "run_free", "run_young"} {
+		if r, _ := d.GetRun(ctx, id); r.Status != engine.StatusQueued {
+			t.Errorf("%s = %s, want queued", id, r.Status)
+		}
+	}
+	// GetSession answers ErrNotFound for a closed session.
+	for id, closed := range map[string]bool{"sess_dead": true, "sess_live": false, "sess_young": false} {
+		s, err := d.GetSession(ctx, id)
+		if closed != errors.Is(err, engine.ErrNotFound) || (!closed && (err != nil || s.ClosedAt != nil)) {
+			t.Errorf("session %s = %+v, %v; want closed %v", id, s, err, closed)
+		}
+	}
+	if ids, err := d.FailOrphanedSessionRuns(ctx, lost, 200, 190, 500); err != nil || len(ids) != 1 || ids[0] != "run_young" {
+		t.Fatalf("second pass = %v, %v; want [run_young] (now old enough)", ids, err)
+	}
+}

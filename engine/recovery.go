@@ -77,6 +77,21 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 			e.log.Info("released a stopped process's runs", "ownerId", o.ID, "pid", o.PID)
 		}
 	}
+	// Queued runs bound to a session whose process is gone can never be
+	// claimed (the session's browser context died with it): fail them now
+	// instead of leaving them queued until they expire.
+	// (Only rows older than a lease: a starting process may create a session
+	// a moment before its owner row exists.)
+	lost, err := e.store.FailOrphanedSessionRuns(ctx, sessionLostError(), now, now-e.cfg.LeaseDuration.Milliseconds(), e.cfg.RunTTLMs)
+	if err != nil && ctx.Err() == nil {
+		e.log.Warn("fail runs of lost sessions failed", "err", err)
+	}
+	for _, id := range lost {
+		e.log.Info("failed a queued run whose session was lost with its process", "runId", id)
+	}
+	if len(lost) > 0 {
+		e.notify()
+	}
 	runs, err := e.store.ExpiredLeases(ctx, now)
 	if err != nil {
 		return
@@ -107,6 +122,12 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	if requeued {
 		e.kick()
 	}
+}
+
+// sessionLostError is the error of a queued run whose session was lost with
+// the process that held it.
+func sessionLostError() *Error {
+	return Errorf(SessionNotFound, "the run's browser session was lost before the run started: the browsertask process that held it stopped")
 }
 
 // janitorOnce purges expired rows and shrinks the file.

@@ -19,6 +19,13 @@ type Store interface {
 	// ReleaseOwner deletes the owner row and sets lease_expires_at = now on
 	// every run it still holds as running, so any process recovers them at once.
 	ReleaseOwner(ctx context.Context, ownerID string, now int64) error
+	// FailOrphanedSessionRuns fails (with e, terminal timestamps as
+	// FinishRun, a "status" event each) the queued runs created before
+	// olderThan that are bound to a session whose owner row is gone — its
+	// process stopped, and the session's browser context with it, so no
+	// process can ever claim them — and closes such sessions created before
+	// olderThan. It returns the ids of the failed runs.
+	FailOrphanedSessionRuns(ctx context.Context, e *Error, now, olderThan, runTTLMs int64) ([]string, error)
 	// Heartbeat sets the owner's heartbeat_at = now and extends the lease of
 	// every run it holds in status running to leaseUntil. It returns the ids
 	// of those runs; a run the engine executes that is missing from the list
