@@ -35,13 +35,10 @@ type batchResult struct {
 // included) and builds the outcome. Errors: STEP_EXECUTION_FAILED when no
 // page succeeded (details list the first errors), EXECUTION_ERROR when the
 // artifact cannot be stored, ctx's cause when ctx ended.
-func (r *batchRun) finish(ctx context.Context) (*engine.Outcome, error) {
-	res := batchResult{Pages: make([]pageSummary, 0, len(r.pages))}
+func (r *batchRun) finish(ctx context.Context, pages []*pageOut) (*engine.Outcome, error) {
+	res := batchResult{Pages: make([]pageSummary, 0, len(pages))}
 	var firstErrors []map[string]any
-	for _, p := range r.pages {
-		if p == nil { // cannot happen once work returned without error
-			continue
-		}
+	for _, p := range pages {
 		if p.Fields == nil {
 			p.Fields = map[string]any{}
 		}
@@ -58,7 +55,7 @@ func (r *batchRun) finish(ctx context.Context) (*engine.Outcome, error) {
 				"errorCode": p.Error.Code, "message": p.Error.Message})
 		}
 	}
-	data, err := json.MarshalIndent(r.pages, "", "  ")
+	data, err := json.MarshalIndent(pages, "", "  ")
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "encode pages.json: %v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -13,210 +12,76 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// batchRun is the state of one execution of batch_extract_pages.
+// batchRun is one execution of batch_extract_pages: its inputs, the URL
+// policy redirects are held to and the configured extraction script.
 type batchRun struct {
-	t    *BatchExtractPages
 	env  engine.Env
 	in   *batchInputs
 	pol  engine.URLPolicy
 	urls []string
-
-	mu     sync.Mutex
-	pages  []*pageOut
-	done   int
-	failed int
+	opts extractOptions
+	expr string
 }
 
-// Run extracts every URL not checkpointed by an earlier attempt, with
-// `concurrency` workers each holding one reused tab, then writes pages.json.
-// Errors: STEP_EXECUTION_FAILED when every page failed (pages.json is still
-// written), EXECUTION_ERROR when the browser is lost, ctx's cause once ctx
-// ends (returned promptly; the engine maps it).
+// Run extracts every URL not checkpointed by an earlier attempt with
+// `concurrency` reused tabs (urlPool: one checkpoint per URL), then writes
+// pages.json. Errors: STEP_EXECUTION_FAILED when every page failed
+// (pages.json is still written), EXECUTION_ERROR when the browser is lost,
+// ctx's cause once ctx ends (returned promptly; the engine maps it).
 func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 	in, err := parseBatchInputs(env.Inputs())
 	if err != nil {
 		return nil, err
 	}
-	r := &batchRun{t: t, env: env, in: in, pol: t.policy(env.Profile()), urls: dedupe(in.URLs)}
-	r.pages = make([]*pageOut, len(r.urls))
-	prior := env.Done()
-	var todo []int
-	for i, u := range r.urls {
-		it, ok := prior[u]
-		if !ok {
-			todo = append(todo, i)
-			continue
-		}
-		r.pages[i] = priorPage(u, it)
-		r.done++
-		if r.pages[i].Error != nil {
-			r.failed++
-		}
+	r := &batchRun{env: env, in: in, pol: t.policy(env.Profile()), urls: dedupe(in.URLs),
+		opts: extractOptions{Fields: in.Fields, Text: *in.IncludeText, Links: in.IncludeLinks,
+			Meta: in.IncludeMeta, MaxText: maxTextChars, MaxLinks: maxLinksPerPage}}
+	if r.expr, err = extractExpr(r.opts); err != nil {
+		return nil, err
 	}
-	env.SetProgress(r.progress())
-	if len(todo) > 0 {
-		if t.b == nil {
-			return nil, engine.Errorf(engine.ExecutionError, "batch_extract_pages has no browser")
-		}
-		s, err := t.b.Session(ctx, env.SessionID())
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, context.Cause(ctx)
+	pool := &urlPool{env: env, urls: r.urls,
+		work: func(ctx context.Context, s *browser.Session, p *rod.Page, _ int, url string) (any, *engine.Error, error) {
+			out, err := r.fetch(ctx, s, p, url)
+			if err != nil {
+				return nil, nil, err
 			}
-			return nil, err
-		}
-		if err := r.work(ctx, s, todo); err != nil {
-			return nil, err
-		}
+			return out, out.Error, nil
+		}}
+	if err := pool.run(ctx, in.Concurrency, func() (*browser.Session, error) {
+		return openSession(ctx, t.b, env, "batch_extract_pages")
+	}); err != nil {
+		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
+	pages := make([]*pageOut, len(r.urls))
+	for i, u := range r.urls {
+		pages[i] = restorePage(u, pool.outputs[i], pool.errs[i])
 	}
-	return r.finish(ctx)
+	return r.finish(ctx, pages)
 }
 
-// priorPage restores the output of an item checkpointed by an earlier attempt.
-func priorPage(url string, it engine.Item) *pageOut {
+// restorePage decodes a page's checkpointed output (this attempt's or an
+// earlier one's); pageErr is the item's error, kept when the output has none.
+func restorePage(url string, raw json.RawMessage, pageErr *engine.Error) *pageOut {
 	p := &pageOut{}
-	if len(it.Output) == 0 || json.Unmarshal(it.Output, p) != nil || p.URL == "" {
+	if len(raw) == 0 || json.Unmarshal(raw, p) != nil || p.URL == "" {
 		p = &pageOut{URL: url, Fields: map[string]any{}}
 	}
-	if p.Error == nil && it.Error != nil {
-		p.Error = it.Error
-	}
-	if p.Error == nil && it.Status == engine.ItemFailed {
-		p.Error = engine.Errorf(engine.StepExecutionFailed, "page failed in an earlier attempt")
+	if p.Error == nil {
+		p.Error = pageErr
 	}
 	return p
-}
-
-// work runs the workers over todo and returns the first fatal error, or
-// ctx's cause when ctx ended.
-func (r *batchRun) work(ctx context.Context, s *browser.Session, todo []int) error {
-	n := min(r.in.Concurrency, len(todo), s.MaxTabs())
-	jobs := make(chan int, len(todo))
-	for _, i := range todo {
-		jobs <- i
-	}
-	close(jobs)
-	wctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		cancel(err)
-	}
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := r.worker(wctx, s, jobs); err != nil {
-				fail(err)
-			}
-		}()
-	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return firstErr
-}
-
-// worker processes jobs with one tab, replacing it if its renderer crashed.
-func (r *batchRun) worker(ctx context.Context, s *browser.Session, jobs <-chan int) error {
-	var (
-		page    *rod.Page
-		release func(bool)
-	)
-	defer func() {
-		if release != nil {
-			release(!s.Crashed(page))
-		}
-	}()
-	for i := range jobs {
-		if ctx.Err() != nil {
-			return nil
-		}
-		if page == nil {
-			var err error
-			if page, release, err = s.AcquirePage(ctx); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-		}
-		out, err := r.fetch(ctx, s, page, r.urls[i])
-		if ctx.Err() != nil {
-			return nil // cut off by cancellation: not checkpointed, redone on resume
-		}
-		if err != nil {
-			return err
-		}
-		if s.Crashed(page) {
-			release(false)
-			page, release = nil, nil
-		}
-		if err := r.record(ctx, i, out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// record stores a page and checkpoints it. An error means the run is no
-// longer ours.
-func (r *batchRun) record(ctx context.Context, i int, out *pageOut) error {
-	raw, err := json.Marshal(out)
-	if err != nil {
-		return engine.Wrap(engine.ExecutionError, err, "encode page %s: %v", out.URL, err)
-	}
-	it := engine.Item{Index: i, Key: r.urls[i], Status: engine.ItemSucceeded, Output: raw}
-	if out.Error != nil {
-		it.Status, it.Error = engine.ItemFailed, out.Error
-	}
-	r.mu.Lock()
-	r.pages[i] = out
-	r.done++
-	if out.Error != nil {
-		r.failed++
-	}
-	p := r.progressLocked()
-	r.mu.Unlock()
-	r.env.Logger().Debug("page done", "url", out.URL, "status", out.HTTPStatus, "failed", out.Error != nil)
-	return r.env.Checkpoint(ctx, it, p)
-}
-
-func (r *batchRun) progress() engine.Progress {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.progressLocked()
-}
-
-func (r *batchRun) progressLocked() engine.Progress {
-	return engine.Progress{DoneSteps: r.done, TotalSteps: len(r.urls), FailedSteps: r.failed,
-		Message: fmt.Sprintf("%d/%d pages", r.done, len(r.urls))}
 }
 
 // fetch loads and extracts one URL. Page-level problems are recorded in the
 // returned page's Error; a non-nil error is fatal for the run (browser lost).
 func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, url string) (*pageOut, error) {
 	out := &pageOut{URL: url, Fields: map[string]any{}}
-	opts := extractOptions{Fields: r.in.Fields, Text: *r.in.IncludeText, Links: r.in.IncludeLinks,
-		Meta: r.in.IncludeMeta, MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
-	expr, err := extractExpr(opts)
-	if err != nil {
-		return nil, err
-	}
+	opts := r.opts
 	timeout := time.Duration(r.in.PerPageTimeoutMs) * time.Millisecond
 	navCtx, cancel := context.WithTimeout(ctx, timeout)
 	// The extraction runs in the load wait's own evaluation: one CDP round
 	// trip per page for both.
-	nav, extracted, err := s.NavigateThen(navCtx, p, url, r.in.WaitFor, expr)
+	nav, extracted, err := s.NavigateThen(navCtx, p, url, r.in.WaitFor, r.expr)
 	cancel()
 	out.HTTPStatus, out.FinalURL = nav.Status, nav.FinalURL
 	if ctx.Err() != nil {
