@@ -31,7 +31,7 @@ func newOriginGuard(extra []string, log *slog.Logger) *originGuard {
 // wrap puts the guard in front of next.
 func (g *originGuard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hostAllowed(r) {
+		if !HostAllowed(r) {
 			g.log.Warn("rejected request with non-loopback Host", "host", r.Host, "remote", r.RemoteAddr)
 			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
 			return
@@ -45,10 +45,11 @@ func (g *originGuard) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// hostAllowed is the DNS-rebinding check: a request that arrived on a
-// loopback address must name a loopback host. (Requests on other
-// interfaces need a token, see ListenAddrCheck.)
-func hostAllowed(r *http.Request) bool {
+// HostAllowed is the DNS-rebinding check the MCP endpoint and the
+// dashboard share: a request that arrived on a loopback address must name a
+// loopback host. (Requests on other interfaces need a token, see
+// ListenAddrCheck.)
+func HostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
 		return true

@@ -3,9 +3,10 @@ package web
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"net"
 	"net/http"
 	"strings"
+
+	"github.com/browsertask/browsertask/mcp"
 )
 
 // tokenCookie holds the dashboard token after a /login?token= visit.
@@ -42,7 +43,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		if !hostAllowed(r) {
+		if !mcp.HostAllowed(r) {
 			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
 			return
 		}
@@ -83,33 +84,4 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: 30 * 24 * 3600})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
-}
-
-// hostAllowed is the DNS-rebinding check: a request that arrived on a
-// loopback address must name a loopback host (a non-loopback listener
-// requires a token instead).
-func hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil {
-		return true
-	}
-	lhost, _, err := net.SplitHostPort(local.String())
-	if err != nil || !isLoopbackHost(lhost) {
-		return true
-	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return isLoopbackHost(host)
-}
-
-// isLoopbackHost reports whether host names the loopback interface.
-func isLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
