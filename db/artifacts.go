@@ -28,18 +28,8 @@ type artifactEvent struct {
 func (d *DB) PutArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
 	a.Size = int64(len(data))
 	return d.writeTx(ctx, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, run_id, name, mime_type, size,
-			created_at, expires_at, tombstone) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
-			a.ID, a.RunID, a.Name, a.MimeType, a.Size, a.CreatedAt, a.ExpiresAt)
-		if err != nil {
-			return mapConstraint(fmt.Errorf("db: put artifact: %w", err))
-		}
-		for seq, off := 0, 0; off < len(data); seq, off = seq+1, off+chunkSize {
-			end := min(off+chunkSize, len(data))
-			if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES (?, ?, ?)`,
-				a.ID, seq, data[off:end]); err != nil {
-				return fmt.Errorf("db: put artifact chunk %d: %w", seq, err)
-			}
+		if err := insertArtifact(ctx, tx, a, data); err != nil {
+			return err
 		}
 		return appendJSONEvent(ctx, tx, a.RunID, eventArtifact,
 			artifactEvent{ArtifactID: a.ID, Name: a.Name, MimeType: a.MimeType, Size: a.Size}, a.CreatedAt)
@@ -135,4 +125,24 @@ func (d *DB) ReadArtifact(ctx context.Context, artifactID string, offset, length
 		return nil, err
 	}
 	return out, nil
+}
+
+// insertArtifact inserts the artifact row and its chunk rows (at most
+// chunkSize bytes each) in the caller's transaction. Errors: ErrConflict
+// (duplicate artifact id) and what the inserts return.
+func insertArtifact(ctx context.Context, tx sqlTx, a engine.Artifact, data []byte) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, run_id, name, mime_type, size,
+		created_at, expires_at, tombstone) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
+		a.ID, a.RunID, a.Name, a.MimeType, a.Size, a.CreatedAt, a.ExpiresAt)
+	if err != nil {
+		return mapConstraint(fmt.Errorf("db: put artifact: %w", err))
+	}
+	for seq, off := 0, 0; off < len(data); seq, off = seq+1, off+chunkSize {
+		end := min(off+chunkSize, len(data))
+		if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES (?, ?, ?)`,
+			a.ID, seq, data[off:end]); err != nil {
+			return fmt.Errorf("db: put artifact chunk %d: %w", seq, err)
+		}
+	}
+	return nil
 }

@@ -119,20 +119,7 @@ func (d *DB) TouchSession(ctx context.Context, sessionID string, now, expiresAt 
 // run event. Errors: ErrConflict (duplicate artifact id).
 func (d *DB) PutLooseArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
 	a.Size = int64(len(data))
-	return d.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO artifacts (id, run_id, name, mime_type, size,
-			created_at, expires_at, tombstone) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
-			a.ID, a.RunID, a.Name, a.MimeType, a.Size, a.CreatedAt, a.ExpiresAt)
-		if err != nil {
-			return mapConstraint(fmt.Errorf("db: put artifact: %w", err))
-		}
-		for seq, off := 0, 0; off < len(data); seq, off = seq+1, off+chunkSize {
-			end := min(off+chunkSize, len(data))
-			if _, err := tx.ExecContext(ctx, `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES (?, ?, ?)`,
-				a.ID, seq, data[off:end]); err != nil {
-				return fmt.Errorf("db: put artifact chunk %d: %w", seq, err)
-			}
-		}
-		return nil
+	return d.writeTx(ctx, func(tx *txn) error {
+		return insertArtifact(ctx, tx, a, data)
 	})
 }
