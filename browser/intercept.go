@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 
 	"github.com/go-rod/rod"
@@ -39,7 +40,7 @@ func (s *Session) watchTab(t *tab) error {
 				s.noteOrigin(e.Frame.URL)
 			}
 		},
-		func(e *proto.FetchRequestPaused) { go s.decide(p, t, e) },
+		func(e *proto.FetchRequestPaused) { go s.decide(s.tabTarget(t), t, e) },
 		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
 		func(e *proto.TargetDetachedFromTarget) { children.end(e.SessionID) },
 	)
@@ -61,7 +62,7 @@ func (s *Session) enableFetch(p *rod.Page, t *tab) error {
 // setFetch intercepts the requests of target p that match pats; with no
 // patterns it turns interception off (Fetch.enable without patterns would
 // pause every request).
-func setFetch(p *rod.Page, pats []*proto.FetchRequestPattern) error {
+func setFetch(p proto.Client, pats []*proto.FetchRequestPattern) error {
 	if len(pats) == 0 {
 		return proto.FetchDisable{}.Call(p)
 	}
@@ -91,68 +92,152 @@ func (c *childSessions) end(id proto.TargetSessionID) {
 	}
 }
 
+// cdpTarget addresses CDP commands to one attached target by its session id
+// (an auto-attached out-of-process iframe or worker, or a tab) with a
+// context. rod's PageFromSession would build a *rod.Page whose internal
+// helpers lock is nil, so any helper on it (Context included) panics; child
+// targets are therefore driven only through this raw session handle and
+// never as a *rod.Page.
+type cdpTarget struct {
+	b   *rod.Browser
+	id  proto.TargetSessionID
+	ctx context.Context
+}
+
+// Call implements proto.Client.
+func (c cdpTarget) Call(ctx context.Context, sessionID, method string, params any) ([]byte, error) {
+	return c.b.Call(ctx, sessionID, method, params)
+}
+
+// GetSessionID implements proto.Sessionable.
+func (c cdpTarget) GetSessionID() proto.TargetSessionID { return c.id }
+
+// GetContext implements proto.Contextable.
+func (c cdpTarget) GetContext() context.Context { return c.ctx }
+
+// with returns the handle bound to ctx.
+func (c cdpTarget) with(ctx context.Context) cdpTarget { c.ctx = ctx; return c }
+
+// tabTarget is the raw handle of a tab's own session.
+func (s *Session) tabTarget(t *tab) cdpTarget {
+	return cdpTarget{b: s.b, id: t.page.SessionID, ctx: t.crash}
+}
+
+// recoverHandler contains a panic in a browser event handler or CDP callback
+// of tab t: the stack goes to the log (stderr) and the tab's current page
+// fails with EXECUTION_ERROR "internal error" instead of the process dying.
+// Use as `defer s.recoverHandler(t, "what")`.
+func (s *Session) recoverHandler(t *tab, what string) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	s.log.Error("internal error in a browser event handler", "handler", what, "panic", p, "stack", string(debug.Stack()))
+	t.blocked.CompareAndSwap(nil, engine.Errorf(engine.ExecutionError,
+		"internal error while handling browser event %s: %v; the page was abandoned (please report this)", what, p))
+}
+
 // adopt intercepts the requests of an auto-attached child target (an
-// out-of-process iframe or a worker), then lets it run.
+// out-of-process iframe or a worker), then lets it run. Its events are
+// read from the browser's event stream filtered by its session id.
 func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttachedToTarget) {
+	defer s.recoverHandler(t, "Target.attachedToTarget")
 	ctx, cancel := context.WithCancel(t.crash)
 	children.add(e.SessionID, cancel)
-	child := s.b.PageFromSession(e.SessionID).Context(ctx)
-	bounded := func() (*rod.Page, context.CancelFunc) {
+	child := cdpTarget{b: s.b, id: e.SessionID, ctx: ctx}
+	bounded := func() (cdpTarget, context.CancelFunc) {
 		c, done := context.WithTimeout(ctx, callTimeout)
-		return child.Context(c), done
+		return child.with(c), done
 	}
-	s.noteOrigin(e.TargetInfo.URL)
+	if e.TargetInfo != nil {
+		s.noteOrigin(e.TargetInfo.URL)
+	}
+	// Subscribe before the child runs, so none of its events is missed.
+	msgs := s.b.Context(ctx).Event()
 	cp, done := bounded()
 	err := setFetch(cp, s.policy.m.fetchPatterns())
-	if err == nil {
-		// Page events of the child: the origins its later navigations load.
+	if err == nil && e.TargetInfo != nil && (e.TargetInfo.Type == "iframe" || e.TargetInfo.Type == proto.TargetTargetInfoTypePage) {
+		// Page events of the child frame: the origins its later navigations load.
 		err = proto.PageEnable{}.Call(cp)
 	}
 	done()
 	if err != nil {
 		// Fail closed: a child we cannot intercept stays paused (it never
 		// loads) rather than running unchecked.
-		s.log.Warn("cannot intercept a child target; it stays paused", "type", e.TargetInfo.Type, "err", err)
+		kind := ""
+		if e.TargetInfo != nil {
+			kind = string(e.TargetInfo.Type)
+		}
+		s.log.Warn("cannot intercept a child target; it stays paused", "type", kind, "err", err)
+		cancel()
+		for range msgs { // drain until the subscription ends with ctx
+		}
 		return
 	}
 	grand := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
-	wait := child.EachEvent(
-		func(ev *proto.PageFrameNavigated) {
-			if ev.Frame != nil {
-				s.noteOrigin(ev.Frame.URL)
-			}
-		},
-		func(ev *proto.FetchRequestPaused) { go s.decide(child, t, ev) },
-		func(ev *proto.TargetAttachedToTarget) { go s.adopt(t, grand, ev) },
-		func(ev *proto.TargetDetachedFromTarget) { grand.end(ev.SessionID) },
-	)
-	go wait()
+	go s.childEvents(t, child, grand, msgs)
 	cp, done = bounded()
 	defer done()
 	_ = proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}.Call(cp)
 	_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(cp)
 }
 
+// childEvents handles the events of one child target until it detaches or
+// its tab goes away (msgs ends with the child's context).
+func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msgs <-chan *rod.Message) {
+	defer s.recoverHandler(t, "child target events")
+	for msg := range msgs {
+		if msg.SessionID != child.id {
+			continue
+		}
+		switch msg.Method {
+		case (&proto.PageFrameNavigated{}).ProtoEvent():
+			var ev proto.PageFrameNavigated
+			if msg.Load(&ev) && ev.Frame != nil {
+				s.noteOrigin(ev.Frame.URL)
+			}
+		case (&proto.FetchRequestPaused{}).ProtoEvent():
+			ev := &proto.FetchRequestPaused{}
+			if msg.Load(ev) {
+				go s.decide(child, t, ev)
+			}
+		case (&proto.TargetAttachedToTarget{}).ProtoEvent():
+			ev := &proto.TargetAttachedToTarget{}
+			if msg.Load(ev) {
+				go s.adopt(t, grand, ev)
+			}
+		case (&proto.TargetDetachedFromTarget{}).ProtoEvent():
+			var ev proto.TargetDetachedFromTarget
+			if msg.Load(&ev) {
+				grand.end(ev.SessionID)
+			}
+		}
+	}
+}
+
 // decide continues a paused request the policy allows and fails the others
 // (net::ERR_BLOCKED_BY_CLIENT), recording the first refusal on the tab so
-// the page's navigation or step fails with it.
-func (s *Session) decide(p *rod.Page, t *tab, e *proto.FetchRequestPaused) {
+// the page's navigation or step fails with it. target is the session the
+// request was paused in (the tab or one of its child targets).
+func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) {
+	defer s.recoverHandler(t, "Fetch.requestPaused")
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
+	tc := target.with(c)
 	if t.synthetic.Load() {
 		_ = proto.FetchFulfillRequest{RequestID: e.RequestID, ResponseCode: 200, Body: []byte("<!doctype html><title></title>"),
-			ResponseHeaders: []*proto.FetchHeaderEntry{{Name: "Content-Type", Value: "text/html"}}}.Call(p.Context(c))
+			ResponseHeaders: []*proto.FetchHeaderEntry{{Name: "Content-Type", Value: "text/html"}}}.Call(tc)
 		return
 	}
 	if e.Request != nil {
 		if bad := s.policy.check(e.Request.URL); bad != nil {
 			t.blocked.CompareAndSwap(nil, bad)
 			s.log.Info("request blocked by the URL policy", "url", bad.Details["blockedUrl"], "code", bad.Code)
-			_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(p.Context(c))
+			_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(tc)
 			return
 		}
 	}
-	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(p.Context(c))
+	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(tc)
 }
 
 // Blocked returns the first request of tab p the URL policy refused since
