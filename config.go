@@ -66,6 +66,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.Int64Var(&e.TaskPollIntervalMs, "task-poll-interval-ms", d.TaskPollIntervalMs, "pollInterval suggested to task clients")
 	fs.Int64Var(&e.MaxTaskTTLMs, "max-task-ttl-ms", d.MaxTaskTTLMs, "largest task ttl granted")
 	fs.Int64Var(&e.SessionIdleTTLMs, "session-idle-ttl-ms", d.SessionIdleTTLMs, "a browser session unused this long is closed")
+	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")
 	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
 	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
 	fs.Int64Var(&c.leaseMs, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")

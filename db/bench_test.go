@@ -34,7 +34,7 @@ func BenchmarkSaveItem(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		it := engine.Item{Index: i, Key: fmt.Sprintf("http://x/%d", i), Status: engine.ItemSucceeded}
-		if err := d.SaveItem(ctx, "run_1", "owner", it, engine.Progress{DoneSteps: i + 1}, int64(i)); err != nil {
+		if err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner", Attempt: 1}, it, engine.Progress{DoneSteps: i + 1}, int64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,10 +70,10 @@ func BenchmarkRunLifecycle(b *testing.B) {
 			b.Fatalf("claim: %v, %d runs", err, len(runs))
 		}
 		it := engine.Item{Index: 0, Key: "item-0", Status: engine.ItemSucceeded}
-		if err := d.SaveItem(ctx, id, "owner", it, engine.Progress{DoneSteps: 1, TotalSteps: 1}, now); err != nil {
+		if err := d.SaveItem(ctx, id, engine.Holder{OwnerID: "owner", Attempt: 1}, it, engine.Progress{DoneSteps: 1, TotalSteps: 1}, now); err != nil {
 			b.Fatal(err)
 		}
-		if err := d.FinishRun(ctx, engine.Finish{RunID: id, OwnerID: "owner", Status: engine.StatusSucceeded,
+		if err := d.FinishRun(ctx, engine.Finish{RunID: id, OwnerID: "owner", Attempt: 1, Status: engine.StatusSucceeded,
 			Result: []byte(`{"items":1}`), Now: now, RunTTLMs: 1000}); err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func BenchmarkSaveItemLargeInputs(b *testing.B) {
 	for i := range b.N {
 		it := engine.Item{Index: i, Key: fmt.Sprintf("http://x/%d", i), Status: engine.ItemSucceeded,
 			Output: []byte(`{"url":"http://x","title":"Page","fields":{"name":"Item"}}`)}
-		if err := d.SaveItem(ctx, "run_1", "owner", it, engine.Progress{DoneSteps: i + 1}, int64(i)); err != nil {
+		if err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner", Attempt: 1}, it, engine.Progress{DoneSteps: i + 1}, int64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -84,29 +84,34 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 	return runs, nil
 }
 
-// Heartbeat records the owner's heartbeat and extends the lease of every run
-// it holds as running to leaseUntil. It returns those runs' ids: a run the
-// caller executes that is missing was cancelled or recovered elsewhere.
-func (d *DB) Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64) ([]string, error) {
+// Heartbeat records the owner's heartbeat and extends to leaseUntil the
+// lease of each run in held that is still running under this owner in that
+// execution (attempt). Only the executions the caller names are extended: a
+// run whose execution ended without its final write (a failed write, a
+// panic) loses its lease and is recovered, instead of holding a slot
+// forever. It returns the ids of the runs extended: a run the caller
+// executes that is missing was cancelled or recovered elsewhere.
+func (d *DB) Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64, held []engine.HeldRun) ([]string, error) {
 	ids := []string{}
 	err := d.writeTx(ctx, func(tx *txn) error {
+		ids = ids[:0]
 		if _, err := tx.ExecContext(ctx, `UPDATE owners SET heartbeat_at = ? WHERE id = ?`, now, ownerID); err != nil {
 			return fmt.Errorf("db: heartbeat owner: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, `UPDATE runs SET lease_expires_at = ?
-			WHERE status = 'running' AND owner_id = ? RETURNING id`, leaseUntil, ownerID)
-		if err != nil {
-			return fmt.Errorf("db: heartbeat leases: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return fmt.Errorf("db: heartbeat leases: %w", err)
+		for _, h := range held {
+			res, err := tx.ExecContext(ctx, `UPDATE runs SET lease_expires_at = ?
+				WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ?`,
+				leaseUntil, h.RunID, ownerID, h.Attempt)
+			if err != nil {
+				return fmt.Errorf("db: heartbeat lease of %s: %w", h.RunID, err)
 			}
-			ids = append(ids, id)
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("db: heartbeat lease of %s: %w", h.RunID, err)
+			} else if n == 1 {
+				ids = append(ids, h.RunID)
+			}
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -114,16 +119,16 @@ func (d *DB) Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int6
 	return ids, nil
 }
 
-// RequeueRun moves a running run held by ownerID back to queued (graceful
+// RequeueRun moves a running run held by h back to queued (graceful
 // shutdown of a resumable run), clearing owner and lease; the attempt count
 // is kept so the next claim increments it. Errors: ErrNotFound, ErrConflict.
-func (d *DB) RequeueRun(ctx context.Context, runID, ownerID string, now int64) error {
+func (d *DB) RequeueRun(ctx context.Context, runID string, h engine.Holder, now int64) error {
 	return d.writeTx(ctx, func(tx *txn) error {
 		var attempt int
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = 'queued', owner_id = '',
 				lease_expires_at = 0, updated_at = ?
-			WHERE id = ? AND status = 'running' AND owner_id = ? RETURNING attempt`,
-			now, runID, ownerID).Scan(&attempt)
+			WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ? RETURNING attempt`,
+			now, runID, h.OwnerID, h.Attempt).Scan(&attempt)
 		if err != nil {
 			return casError(ctx, tx, runID, err)
 		}

@@ -62,7 +62,7 @@ func TestClaimGlobalLimitAcrossHandles(t *testing.T) {
 					// Leave the in-flight count before the finish commits, so
 					// the counter never exceeds what the database holds.
 					inFlight.Add(-1)
-					if err := d.FinishRun(ctx, engine.Finish{RunID: r.RunID, OwnerID: owner,
+					if err := d.FinishRun(ctx, engine.Finish{RunID: r.RunID, OwnerID: owner, Attempt: 1,
 						Status: engine.StatusSucceeded, Result: json.RawMessage(`{}`), Now: now, RunTTLMs: 1000}); err != nil {
 						errs <- err
 						return
@@ -148,9 +148,10 @@ func TestHeartbeatAndRequeue(t *testing.T) {
 	if _, _, err := d.CancelRun(ctx, "run_2", "stop", engine.Errorf(engine.RunCanceled, "stop"), 20, 0); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := d.Heartbeat(ctx, "owner_a", 30, 9999)
+	held := []engine.HeldRun{{RunID: "run_1", Attempt: 1}, {RunID: "run_2", Attempt: 1}, {RunID: "run_3", Attempt: 1}}
+	ids, err := d.Heartbeat(ctx, "owner_a", 30, 9999, held)
 	if err != nil || !reflect.DeepEqual(ids, []string{"run_1"}) {
-		t.Fatalf("Heartbeat = %v, %v; want [run_1] (run_2 was cancelled)", ids, err)
+		t.Fatalf("Heartbeat = %v, %v; want [run_1] (run_2 was cancelled, run_3 is not ours)", ids, err)
 	}
 	owners, err := d.ListOwners(ctx)
 	if err != nil || len(owners) != 1 || owners[0].HeartbeatAt != 30 || owners[0].PID != 42 {
@@ -160,10 +161,10 @@ func TestHeartbeatAndRequeue(t *testing.T) {
 	if r.LeaseExpiresAt != 9999 {
 		t.Errorf("lease = %d, want 9999", r.LeaseExpiresAt)
 	}
-	if err := d.RequeueRun(ctx, "run_1", "owner_b", 40); !errors.Is(err, engine.ErrConflict) {
+	if err := d.RequeueRun(ctx, "run_1", engine.Holder{OwnerID: "owner_b", Attempt: 1}, 40); !errors.Is(err, engine.ErrConflict) {
 		t.Errorf("RequeueRun by non-owner = %v, want ErrConflict", err)
 	}
-	if err := d.RequeueRun(ctx, "run_1", "owner_a", 40); err != nil {
+	if err := d.RequeueRun(ctx, "run_1", engine.Holder{OwnerID: "owner_a", Attempt: 1}, 40); err != nil {
 		t.Fatal(err)
 	}
 	r, _ = d.GetRun(ctx, "run_1")
@@ -174,7 +175,7 @@ func TestHeartbeatAndRequeue(t *testing.T) {
 	if again.RunID != "run_1" || again.Attempt != 2 || *again.StartedAt != 10 {
 		t.Fatalf("reclaimed run = %+v; want attempt 2, started_at kept at 10", again)
 	}
-	if err := d.RequeueRun(ctx, "run_nope", "owner_a", 40); !errors.Is(err, engine.ErrNotFound) {
+	if err := d.RequeueRun(ctx, "run_nope", engine.Holder{OwnerID: "owner_a", Attempt: 1}, 40); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("RequeueRun(missing) = %v, want ErrNotFound", err)
 	}
 }

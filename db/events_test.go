@@ -76,14 +76,14 @@ func TestEventCap(t *testing.T) {
 	if err := d.AppendEvent(ctx, "run_1", "progress", json.RawMessage(`{"n":1}`), 3); err != nil {
 		t.Fatal(err) // seq 10000: the last one allowed
 	}
-	if err := d.SaveItem(ctx, "run_1", "owner", engine.Item{Index: 0, Key: "k", Status: "succeeded"},
+	if err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner", Attempt: 1}, engine.Item{Index: 0, Key: "k", Status: "succeeded"},
 		engine.Progress{DoneSteps: 1}, 4); err != nil {
 		t.Fatal(err) // item stored, its event dropped
 	}
 	if err := d.AppendEvent(ctx, "run_1", "progress", nil, 5); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.FinishRun(ctx, engine.Finish{RunID: run.RunID, OwnerID: "owner", Status: engine.StatusSucceeded,
+	if err := d.FinishRun(ctx, engine.Finish{RunID: run.RunID, OwnerID: "owner", Attempt: 1, Status: engine.StatusSucceeded,
 		Result: json.RawMessage(`1`), Now: 6, RunTTLMs: 10}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,10 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// FinishRun writes a terminal state for a run held by f.OwnerID. The write is
-// a compare-and-set on status running and owner, so a late finish after a
-// cancel or a recovery changes nothing. It sets finished_at and expires_at =
+// FinishRun writes a terminal state for a run held by f.OwnerID in execution
+// f.Attempt. The write is a compare-and-set on status running, owner and
+// attempt, so a late finish after a cancel or a recovery changes nothing —
+// not even when the same process claimed the run again meanwhile. It sets finished_at and expires_at =
 // max(created_at + ttl_ms, now + f.RunTTLMs) and appends a "status" event.
 // Errors: ErrNotFound, ErrConflict (CAS failed), or an error for a
 // non-terminal f.Status.
@@ -28,10 +29,10 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = :status, result = :result, error = :error,
 				lease_expires_at = 0, finished_at = :now, updated_at = :now,
 				expires_at = MAX(created_at + ttl_ms, :now + :ttl)
-			WHERE id = :id AND status = 'running' AND owner_id = :owner RETURNING attempt`,
+			WHERE id = :id AND status = 'running' AND owner_id = :owner AND attempt = :attempt RETURNING attempt`,
 			sql.Named("status", string(f.Status)), sql.Named("result", nullJSON(f.Result)),
 			sql.Named("error", errJSON), sql.Named("now", f.Now), sql.Named("ttl", f.RunTTLMs),
-			sql.Named("id", f.RunID), sql.Named("owner", f.OwnerID)).Scan(&attempt)
+			sql.Named("id", f.RunID), sql.Named("owner", f.OwnerID), sql.Named("attempt", f.Attempt)).Scan(&attempt)
 		if err != nil {
 			return casError(ctx, tx, f.RunID, err)
 		}

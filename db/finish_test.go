@@ -18,23 +18,23 @@ func TestCompareAndSetWrites(t *testing.T) {
 
 	// SaveItem by a non-owner changes nothing.
 	item := engine.Item{Index: 0, Key: "http://a/", Status: engine.ItemSucceeded, Output: json.RawMessage(`{"t":"A"}`)}
-	err := d.SaveItem(ctx, "run_1", "owner_b", item, engine.Progress{DoneSteps: 1, TotalSteps: 2}, 250)
+	err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner_b", Attempt: 1}, item, engine.Progress{DoneSteps: 1, TotalSteps: 2}, 250)
 	if !errors.Is(err, engine.ErrConflict) {
 		t.Fatalf("SaveItem by non-owner = %v, want ErrConflict", err)
 	}
 	if items, _ := d.ListItems(ctx, "run_1"); len(items) != 0 {
 		t.Fatalf("items after rejected SaveItem = %+v, want none", items)
 	}
-	if err := d.SaveProgress(ctx, "run_1", "owner_b", engine.Progress{DoneSteps: 9}, 250); !errors.Is(err, engine.ErrConflict) {
+	if err := d.SaveProgress(ctx, "run_1", engine.Holder{OwnerID: "owner_b", Attempt: 1}, engine.Progress{DoneSteps: 9}, 250); !errors.Is(err, engine.ErrConflict) {
 		t.Fatalf("SaveProgress by non-owner = %v, want ErrConflict", err)
 	}
 	// SaveItem by the owner stores item, progress and an item event together.
-	if err := d.SaveItem(ctx, "run_1", "owner_a", item, engine.Progress{DoneSteps: 1, TotalSteps: 2}, 260); err != nil {
+	if err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner_a", Attempt: 1}, item, engine.Progress{DoneSteps: 1, TotalSteps: 2}, 260); err != nil {
 		t.Fatal(err)
 	}
 	failed := engine.Item{Index: 1, Key: "http://b/", Status: engine.ItemFailed,
 		Error: &engine.Error{Code: engine.NavigationTimeout, Message: "slow", Recovery: engine.NavigationTimeout.Recovery()}}
-	if err := d.SaveItem(ctx, "run_1", "owner_a", failed, engine.Progress{DoneSteps: 2, TotalSteps: 2, FailedSteps: 1}, 270); err != nil {
+	if err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner_a", Attempt: 1}, failed, engine.Progress{DoneSteps: 2, TotalSteps: 2, FailedSteps: 1}, 270); err != nil {
 		t.Fatal(err)
 	}
 	items, err := d.ListItems(ctx, "run_1")
@@ -56,12 +56,12 @@ func TestCompareAndSetWrites(t *testing.T) {
 	if run.Progress != (engine.Progress{DoneSteps: 2, TotalSteps: 2, FailedSteps: 1}) {
 		t.Errorf("progress after cancel = %+v", run.Progress)
 	}
-	err = d.FinishRun(ctx, engine.Finish{RunID: "run_1", OwnerID: "owner_a", Status: engine.StatusSucceeded,
+	err = d.FinishRun(ctx, engine.Finish{RunID: "run_1", OwnerID: "owner_a", Attempt: 1, Status: engine.StatusSucceeded,
 		Result: json.RawMessage(`{"late":true}`), Now: 400, RunTTLMs: 5000})
 	if !errors.Is(err, engine.ErrConflict) {
 		t.Fatalf("FinishRun after cancel = %v, want ErrConflict", err)
 	}
-	if err := d.SaveItem(ctx, "run_1", "owner_a", item, engine.Progress{}, 410); !errors.Is(err, engine.ErrConflict) {
+	if err := d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner_a", Attempt: 1}, item, engine.Progress{}, 410); !errors.Is(err, engine.ErrConflict) {
 		t.Fatalf("SaveItem after cancel = %v, want ErrConflict", err)
 	}
 	got, _ := d.GetRun(ctx, "run_1")
@@ -76,7 +76,7 @@ func TestCompareAndSetWrites(t *testing.T) {
 	if _, _, err := d.CancelRun(ctx, "run_nope", "", cerr, 500, 0); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("CancelRun(missing) = %v, want ErrNotFound", err)
 	}
-	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_nope", OwnerID: "o", Status: engine.StatusFailed}); !errors.Is(err, engine.ErrNotFound) {
+	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_nope", OwnerID: "o", Attempt: 1, Status: engine.StatusFailed}); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("FinishRun(missing) = %v, want ErrNotFound", err)
 	}
 	evs, _ = d.ListEvents(ctx, "run_1", 0, 0)
@@ -103,7 +103,7 @@ func TestCancelQueuedAndFinishValidation(t *testing.T) {
 	if runs, err := d.ClaimRuns(ctx, engine.Claim{OwnerID: "o", Now: 200, LeaseUntil: 300, MaxRunning: 5, Max: 5}); err != nil || len(runs) != 0 {
 		t.Fatalf("claim after cancel = %v, %v; want nothing", runs, err)
 	}
-	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_q", OwnerID: "o", Status: engine.StatusRunning}); err == nil {
+	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_q", OwnerID: "o", Attempt: 1, Status: engine.StatusRunning}); err == nil {
 		t.Fatal("FinishRun to running succeeded; want an error")
 	}
 }

@@ -8,25 +8,25 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// SaveProgress updates the progress of a run held by ownerID (compare-and-set
-// on status running and owner) and its updated_at. It appends no event; the
+// SaveProgress updates the progress of a run held by h (compare-and-set on
+// status running, owner and attempt) and its updated_at. It appends no event; the
 // engine appends throttled "progress" events itself. Errors: ErrNotFound,
 // ErrConflict.
-func (d *DB) SaveProgress(ctx context.Context, runID, ownerID string, p engine.Progress, now int64) error {
+func (d *DB) SaveProgress(ctx context.Context, runID string, h engine.Holder, p engine.Progress, now int64) error {
 	return d.writeTx(ctx, func(tx *txn) error {
-		return saveProgress(ctx, tx, runID, ownerID, p, now)
+		return saveProgress(ctx, tx, runID, h, p, now)
 	})
 }
 
 // saveProgressSQL is the compare-and-set progress update.
 const saveProgressSQL = `UPDATE runs SET progress_done = ?, progress_total = ?,
 		progress_failed = ?, progress_message = ?, updated_at = ?
-	WHERE id = ? AND status = 'running' AND owner_id = ? RETURNING id`
+	WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ? RETURNING id`
 
 // saveProgress is SaveProgress inside the caller's transaction.
-func saveProgress(ctx context.Context, tx sqlTx, runID, ownerID string, p engine.Progress, now int64) error {
+func saveProgress(ctx context.Context, tx sqlTx, runID string, h engine.Holder, p engine.Progress, now int64) error {
 	var id string
-	err := tx.QueryRowContext(ctx, saveProgressSQL, p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, ownerID).Scan(&id)
+	err := tx.QueryRowContext(ctx, saveProgressSQL, p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, h.OwnerID, h.Attempt).Scan(&id)
 	if err != nil {
 		return casError(ctx, tx, runID, err)
 	}
@@ -44,13 +44,13 @@ type itemEvent struct {
 // one transaction, with the same compare-and-set as SaveProgress, and appends
 // an "item" event: either the checkpoint and its progress are both stored or
 // neither is. Errors: ErrNotFound, ErrConflict (the run is no longer ours).
-func (d *DB) SaveItem(ctx context.Context, runID, ownerID string, it engine.Item, p engine.Progress, now int64) error {
+func (d *DB) SaveItem(ctx context.Context, runID string, h engine.Holder, it engine.Item, p engine.Progress, now int64) error {
 	errJSON, err := encodeError(it.Error)
 	if err != nil {
 		return err
 	}
 	return d.writeTx(ctx, func(tx *txn) error {
-		if err := saveProgress(ctx, tx, runID, ownerID, p, now); err != nil {
+		if err := saveProgress(ctx, tx, runID, h, p, now); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO run_items (run_id, idx, key, status, output, error)

@@ -33,11 +33,11 @@ func TestPurgeRunsInBatches(t *testing.T) {
 		}
 		mustClaimOne(t, d, "o", 2)
 		for j := range 3 {
-			if err := d.SaveItem(ctx, id, "o", engine.Item{Index: j, Key: "k", Status: "succeeded"}, engine.Progress{}, 3); err != nil {
+			if err := d.SaveItem(ctx, id, engine.Holder{OwnerID: "o", Attempt: 1}, engine.Item{Index: j, Key: "k", Status: "succeeded"}, engine.Progress{}, 3); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := d.FinishRun(ctx, engine.Finish{RunID: id, OwnerID: "o", Status: engine.StatusSucceeded,
+		if err := d.FinishRun(ctx, engine.Finish{RunID: id, OwnerID: "o", Attempt: 1, Status: engine.StatusSucceeded,
 			Result: json.RawMessage(`{}`), Now: 4, RunTTLMs: 10}); err != nil {
 			t.Fatal(err)
 		}

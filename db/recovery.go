@@ -24,8 +24,9 @@ func (d *DB) ExpiredLeases(ctx context.Context, now int64) ([]*engine.Run, error
 
 // RecoverRun applies r to a running run whose owner is r.OwnerID and whose
 // lease expired at r.Now (compare-and-set, so two recovering processes or a
-// late heartbeat cannot both win). To queued clears owner and lease and keeps
-// attempt (the next claim increments it); to failed or canceled writes r.Error
+// late heartbeat cannot both win). The run's crashes count grows by one (its
+// execution ended with its process gone). To queued clears owner and lease
+// and keeps attempt (the next claim increments it); to failed or canceled writes r.Error
 // and the terminal timestamps as FinishRun. A "status" event is appended.
 // Errors: ErrNotFound, ErrConflict, or an error for another r.To.
 func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
@@ -41,9 +42,10 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 	return d.writeTx(ctx, func(tx *txn) error {
 		const cas = ` WHERE id = :id AND status = 'running' AND owner_id = :owner AND lease_expires_at <= :now
 			RETURNING attempt`
-		query := `UPDATE runs SET status = 'queued', owner_id = '', lease_expires_at = 0, updated_at = :now` + cas
+		query := `UPDATE runs SET status = 'queued', owner_id = '', lease_expires_at = 0, crashes = crashes + 1,
+				updated_at = :now` + cas
 		if r.To != engine.StatusQueued {
-			query = `UPDATE runs SET status = :status, error = :error, lease_expires_at = 0,
+			query = `UPDATE runs SET status = :status, error = :error, lease_expires_at = 0, crashes = crashes + 1,
 				finished_at = :now, updated_at = :now, expires_at = MAX(created_at + ttl_ms, :now + :ttl)` + cas
 		}
 		var attempt int

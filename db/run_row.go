@@ -13,7 +13,7 @@ import (
 // runColumns is the SELECT list scanRun reads, in order.
 const runColumns = `id, template_id, template_version, session_id, owns_session, status, mode,
 	progress_done, progress_total, progress_failed, progress_message, result, error, inputs,
-	timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at, attempt, idempotency_key,
+	timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at, attempt, crashes, idempotency_key,
 	cancel_reason, created_at, updated_at, started_at, finished_at, expires_at`
 
 // terminalSQL is the SQL list of terminal statuses.
@@ -36,7 +36,7 @@ func scanRun(s rowScanner) (*engine.Run, error) {
 	err := s.Scan(&r.RunID, &r.TemplateID, &r.TemplateVersion, &r.SessionID, &owns, &r.Status, &r.Mode,
 		&r.Progress.DoneSteps, &r.Progress.TotalSteps, &r.Progress.FailedSteps, &r.Progress.Message,
 		&result, &errJSON, &inputs,
-		&r.TimeoutMs, &r.TTLMs, &r.OwnerID, &r.SessionOwnerID, &r.LeaseExpiresAt, &r.Attempt, &r.IdempotencyKey,
+		&r.TimeoutMs, &r.TTLMs, &r.OwnerID, &r.SessionOwnerID, &r.LeaseExpiresAt, &r.Attempt, &r.Crashes, &r.IdempotencyKey,
 		&r.CancelReason, &r.CreatedAt, &r.UpdatedAt, &started, &finished, &r.ExpiresAt)
 	if err != nil {
 		return nil, err

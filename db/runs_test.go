@@ -39,7 +39,7 @@ func TestRunRoundTripEveryField(t *testing.T) {
 		t.Fatalf("claimed run = %+v", claimed)
 	}
 	p := engine.Progress{DoneSteps: 6, TotalSteps: 7, FailedSteps: 1, Message: "almost"}
-	if err := d.SaveProgress(ctx, "run_1", "owner_a", p, 2500); err != nil {
+	if err := d.SaveProgress(ctx, "run_1", engine.Holder{OwnerID: "owner_a", Attempt: 1}, p, 2500); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.PutArtifact(ctx, engine.Artifact{ID: "art_2", RunID: "run_1", Name: "b", MimeType: "text/plain",
@@ -53,7 +53,7 @@ func TestRunRoundTripEveryField(t *testing.T) {
 	result := json.RawMessage(`{"pages": [ {"ok":true} ],"failed":[1]}`)
 	runErr := &engine.Error{Code: engine.StepExecutionFailed, Message: "step 3 failed",
 		Recovery: engine.StepExecutionFailed.Recovery(), Details: map[string]any{"step": "three"}}
-	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_1", OwnerID: "owner_a", Status: engine.StatusFailed,
+	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_1", OwnerID: "owner_a", Attempt: 1, Status: engine.StatusFailed,
 		Result: result, Error: runErr, Now: 3000, RunTTLMs: 100000}); err != nil {
 		t.Fatal(err)
 	}

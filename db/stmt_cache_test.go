@@ -38,7 +38,7 @@ func TestStatementCache(t *testing.T) {
 	if run.RunID != "run_1" || run.Attempt != 1 {
 		t.Fatalf("claimed %s attempt %d", run.RunID, run.Attempt)
 	}
-	if err := d.SaveProgress(ctx, "run_1", "owner", engine.Progress{DoneSteps: 1, TotalSteps: 9}, 3); err != nil {
+	if err := d.SaveProgress(ctx, "run_1", engine.Holder{OwnerID: "owner", Attempt: 1}, engine.Progress{DoneSteps: 1, TotalSteps: 9}, 3); err != nil {
 		t.Fatal(err)
 	}
 	if !cached(d.ws, saveProgressSQL) {
@@ -52,7 +52,7 @@ func TestStatementCache(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			it := engine.Item{Index: i, Key: fmt.Sprintf("k%d", i), Status: engine.ItemSucceeded}
-			errs <- d.SaveItem(ctx, "run_1", "owner", it, engine.Progress{DoneSteps: i + 1, TotalSteps: 20}, int64(10+i))
+			errs <- d.SaveItem(ctx, "run_1", engine.Holder{OwnerID: "owner", Attempt: 1}, it, engine.Progress{DoneSteps: i + 1, TotalSteps: 20}, int64(10+i))
 		}()
 		go func() {
 			defer wg.Done()

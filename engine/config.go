@@ -22,6 +22,11 @@ type Config struct {
 	TrustLevel       string // "local" or "restricted"
 	IsRemote         bool
 	AllowFileURLs    bool
+	// MaxAttempts is how many executions of a run may end with their
+	// process gone (crash, kill -9, out of memory) before the run fails
+	// with EXECUTION_ERROR "interrupted N times" instead of being
+	// recovered again (default 3).
+	MaxAttempts int
 
 	// HeartbeatInterval is how often leases are extended and remote cancels
 	// noticed.
@@ -57,6 +62,7 @@ func DefaultConfig() Config {
 		MaxTaskTTLMs:         86400000,
 		SessionIdleTTLMs:     1800000,
 		TrustLevel:           "local",
+		MaxAttempts:          3,
 		HeartbeatInterval:    time.Second,
 		LeaseDuration:        15 * time.Second,
 		PollInterval:         500 * time.Millisecond,
@@ -80,6 +86,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxURLs == 0 {
 		c.MaxURLs = d.MaxURLs
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = d.MaxAttempts
 	}
 	if c.MaxTabsPerSession == 0 {
 		c.MaxTabsPerSession = d.MaxTabsPerSession
@@ -134,6 +143,8 @@ type Profile struct {
 	ArtifactEncodingRule  string       `json:"artifactEncodingRule"`
 	AllowFileURLs         bool         `json:"allowFileUrls"`
 	SessionIdleTTLMs      int64        `json:"sessionIdleTtlMs"`
+	// MaxAttempts is how many crashed executions a run survives (v1.1).
+	MaxAttempts int `json:"maxAttempts"`
 }
 
 // BrowserInfo describes the browser in the profile.

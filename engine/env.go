@@ -43,7 +43,7 @@ func writeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 func (v *runEnv) Checkpoint(ctx context.Context, it Item, p Progress) error {
 	wctx, cancel := writeCtx(ctx)
 	defer cancel()
-	err := v.e.store.SaveItem(wctx, v.run.RunID, v.e.ownerID, it, p, v.e.now())
+	err := v.e.store.SaveItem(wctx, v.run.RunID, v.e.holder(v.run), it, p, v.e.now())
 	if errors.Is(err, ErrConflict) {
 		v.cancel(errCauseLost)
 	}
@@ -68,7 +68,7 @@ func (v *runEnv) SetProgress(p Progress) {
 	v.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := v.e.store.SaveProgress(ctx, v.run.RunID, v.e.ownerID, p, v.e.now())
+	err := v.e.store.SaveProgress(ctx, v.run.RunID, v.e.holder(v.run), p, v.e.now())
 	if errors.Is(err, ErrConflict) {
 		v.cancel(errCauseLost)
 		return

@@ -43,8 +43,8 @@ type itemClock struct {
 	at map[int]time.Time
 }
 
-func (c *itemClock) SaveItem(ctx context.Context, runID, ownerID string, it engine.Item, p engine.Progress, now int64) error {
-	err := c.Store.SaveItem(ctx, runID, ownerID, it, p, now)
+func (c *itemClock) SaveItem(ctx context.Context, runID string, h engine.Holder, it engine.Item, p engine.Progress, now int64) error {
+	err := c.Store.SaveItem(ctx, runID, h, it, p, now)
 	c.mu.Lock()
 	c.at[it.Index] = time.Now()
 	c.mu.Unlock()

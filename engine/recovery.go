@@ -27,12 +27,14 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 	// Snapshot before the write: a run claimed after it is not judged yet.
 	e.mu.Lock()
 	before := make([]string, 0, len(e.active))
-	for id := range e.active {
+	executing := make([]HeldRun, 0, len(e.active))
+	for id, a := range e.active {
 		before = append(before, id)
+		executing = append(executing, HeldRun{RunID: id, Attempt: a.run.Attempt})
 	}
 	e.mu.Unlock()
 	now := e.now()
-	held, err := e.store.Heartbeat(ctx, e.ownerID, now, now+e.cfg.LeaseDuration.Milliseconds())
+	held, err := e.store.Heartbeat(ctx, e.ownerID, now, now+e.cfg.LeaseDuration.Milliseconds(), executing)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("heartbeat failed", "err", err)
@@ -98,11 +100,26 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	}
 	requeued := false
 	for _, r := range runs {
+		if r.OwnerID == e.ownerID && e.executing(r.RunID, r.Attempt) {
+			// Our own execution, whose lease ran out while this process
+			// was paused (SIGSTOP, a suspended laptop): it is still
+			// running here, so the lease is renewed rather than the run
+			// recovered and executed a second time.
+			e.heartbeatOnce(ctx)
+			continue
+		}
 		rec := Recovery{RunID: r.RunID, OwnerID: r.OwnerID, Now: now, RunTTLMs: e.cfg.RunTTLMs}
 		tpl := e.templates[r.TemplateID]
-		if tpl != nil && tpl.Info().Resumable {
+		switch {
+		case r.Crashes+1 >= e.cfg.MaxAttempts:
+			// A run that keeps ending with its process gone (it crashes the
+			// process, or runs it out of memory) is not tried again: every
+			// restart would die the same way.
+			rec.To = StatusFailed
+			rec.Error = poisonedError(r.Crashes + 1)
+		case tpl != nil && tpl.Info().Resumable:
 			rec.To = StatusQueued
-		} else {
+		default:
 			rec.To = StatusFailed
 			rec.Error = interruptedError()
 		}
@@ -122,6 +139,21 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	if requeued {
 		e.kick()
 	}
+}
+
+// executing reports whether this process executes runID in attempt.
+func (e *Engine) executing(runID string, attempt int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a := e.active[runID]
+	return a != nil && a.run.Attempt == attempt
+}
+
+// poisonedError is the error of a run whose executions ended with their
+// process gone n times.
+func poisonedError(n int) *Error {
+	return Errorf(ExecutionError, "interrupted %d times: every execution of this run ended with its browsertask process gone (crashed, killed or out of memory), so it is not tried again; check the process's stderr for the cause, and submit it again (smaller, or without the page that crashes) once fixed", n).
+		WithDetails(map[string]any{"reason": "interrupted", "interruptions": n})
 }
 
 // sessionLostError is the error of a queued run whose session was lost with

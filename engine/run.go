@@ -63,6 +63,9 @@ type Run struct {
 	LeaseExpiresAt int64 `json:"-"`
 	// Attempt counts executions (1 on first claim, +1 per recovery).
 	Attempt int `json:"-"`
+	// Crashes counts executions that ended with their process gone (the
+	// lease expired and another process recovered the run).
+	Crashes int `json:"-"`
 	// IdempotencyKey is the submission's key, if any.
 	IdempotencyKey string `json:"-"`
 	// CancelReason is the reason given to cancel_task_run.

@@ -11,7 +11,7 @@ import (
 // execute runs one claimed run to its final write. ctx carries the run's
 // cancel cause (canceled, shutdown, lease lost); the run's timeout is added
 // here so it bounds only the running phase.
-func (e *Engine) execute(ctx context.Context, r *Run) {
+func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFunc) {
 	log := e.runLogger(r.RunID, e.log.With("runId", r.RunID, "templateId", r.TemplateID, "attempt", r.Attempt))
 	// Secret inputs live only in memory; the stored copy says "***".
 	defer e.secrets.forget(r.RunID)
@@ -44,7 +44,7 @@ func (e *Engine) execute(ctx context.Context, r *Run) {
 			log.Warn("load checkpoints failed", "err", err)
 		}
 	}
-	env := &runEnv{e: e, run: r, done: done, log: log, cancel: e.interruptFunc(r.RunID)}
+	env := &runEnv{e: e, run: r, done: done, log: log, cancel: stop}
 	log.Debug("run started", "resumedItems", len(done))
 
 	out, err := e.callTemplate(rctx, tpl, env)
@@ -106,7 +106,7 @@ func (e *Engine) finish(r *Run, st RunStatus, result json.RawMessage, rerr *Erro
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := e.store.FinishRun(ctx, Finish{
-		RunID: r.RunID, OwnerID: e.ownerID, Status: st, Result: result, Error: rerr,
+		RunID: r.RunID, OwnerID: e.ownerID, Attempt: r.Attempt, Status: st, Result: result, Error: rerr,
 		Now: e.now(), RunTTLMs: e.cfg.RunTTLMs,
 	})
 	switch {
@@ -130,7 +130,7 @@ func (e *Engine) interrupted(r *Run) {
 	if tpl != nil && tpl.Info().Resumable {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := e.store.RequeueRun(ctx, r.RunID, e.ownerID, e.now()); err != nil && !errors.Is(err, ErrConflict) {
+		if err := e.store.RequeueRun(ctx, r.RunID, e.holder(r), e.now()); err != nil && !errors.Is(err, ErrConflict) {
 			e.log.Error("requeue failed", "runId", r.RunID, "err", err)
 		}
 		return
@@ -154,7 +154,5 @@ func (e *Engine) closeOwnedSession(r *Run) {
 	}
 }
 
-// interruptFunc returns a function that stops the run with cause.
-func (e *Engine) interruptFunc(runID string) func(error) {
-	return func(cause error) { e.interrupt(runID, cause) }
-}
+// holder names the execution r of this process in compare-and-set writes.
+func (e *Engine) holder(r *Run) Holder { return Holder{OwnerID: e.ownerID, Attempt: r.Attempt} }

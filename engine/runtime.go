@@ -132,6 +132,7 @@ func (e *Engine) Profile() Profile {
 		ArtifactEncodingRule:  ArtifactEncodingRule,
 		AllowFileURLs:         c.AllowFileURLs,
 		SessionIdleTTLMs:      c.SessionIdleTTLMs,
+		MaxAttempts:           c.MaxAttempts,
 	}
 	if p.ProtocolVersions == nil {
 		p.ProtocolVersions = []string{}

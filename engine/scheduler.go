@@ -56,16 +56,25 @@ func (e *Engine) claimOnce(ctx context.Context) {
 // start registers r as active and executes it in its own goroutine.
 func (e *Engine) start(r *Run) {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	a := &activeRun{run: r, cancel: cancel}
 	e.mu.Lock()
-	e.active[r.RunID] = &activeRun{run: r, cancel: cancel}
+	if old := e.active[r.RunID]; old != nil {
+		// An older execution of the same run is still winding down (this
+		// process was paused past its lease and claimed the run again):
+		// it lost the run; its writes already fail their compare-and-set.
+		old.cancel(errCauseLost)
+	}
+	e.active[r.RunID] = a
 	e.mu.Unlock()
 	e.runsWG.Add(1)
 	go func() {
 		defer e.runsWG.Done()
 		defer cancel(nil)
-		e.execute(ctx, r)
+		e.execute(ctx, r, cancel)
 		e.mu.Lock()
-		delete(e.active, r.RunID)
+		if e.active[r.RunID] == a {
+			delete(e.active, r.RunID)
+		}
 		e.mu.Unlock()
 		e.notify()
 		e.kick()

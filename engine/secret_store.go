@@ -45,22 +45,22 @@ func (s *secretStore) CancelRun(ctx context.Context, runID, reason string, e *Er
 }
 
 // SaveProgress redacts the progress message.
-func (s *secretStore) SaveProgress(ctx context.Context, runID, ownerID string, p Progress, now int64) error {
+func (s *secretStore) SaveProgress(ctx context.Context, runID string, h Holder, p Progress, now int64) error {
 	if v := s.values(runID); v != nil {
 		p.Message = redactText(p.Message, v)
 	}
-	return s.Store.SaveProgress(ctx, runID, ownerID, p, now)
+	return s.Store.SaveProgress(ctx, runID, h, p, now)
 }
 
 // SaveItem redacts the item's key, output and error and the progress.
-func (s *secretStore) SaveItem(ctx context.Context, runID, ownerID string, it Item, p Progress, now int64) error {
+func (s *secretStore) SaveItem(ctx context.Context, runID string, h Holder, it Item, p Progress, now int64) error {
 	if v := s.values(runID); v != nil {
 		it.Key = redactText(it.Key, v)
 		it.Output = maskJSON(it.Output, v)
 		it.Error = redactError(it.Error, v)
 		p.Message = redactText(p.Message, v)
 	}
-	return s.Store.SaveItem(ctx, runID, ownerID, it, p, now)
+	return s.Store.SaveItem(ctx, runID, h, it, p, now)
 }
 
 // AppendEvent redacts the event data.

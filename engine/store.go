@@ -26,11 +26,13 @@ type Store interface {
 	// process can ever claim them — and closes such sessions created before
 	// olderThan. It returns the ids of the failed runs.
 	FailOrphanedSessionRuns(ctx context.Context, e *Error, now, olderThan, runTTLMs int64) ([]string, error)
-	// Heartbeat sets the owner's heartbeat_at = now and extends the lease of
-	// every run it holds in status running to leaseUntil. It returns the ids
-	// of those runs; a run the engine executes that is missing from the list
+	// Heartbeat sets the owner's heartbeat_at = now and extends to
+	// leaseUntil the lease of each run in held that is still running under
+	// ownerID in that attempt — only those: a row the engine no longer
+	// executes (its final write failed) must lose its lease. It returns the
+	// ids extended; a run the engine executes that is missing from the list
 	// was cancelled or recovered elsewhere and must stop.
-	Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64) ([]string, error)
+	Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64, held []HeldRun) ([]string, error)
 
 	// CreateRun inserts run (status queued) and appends a "created" event.
 	// With idem != nil it claims (TemplateID, Key) in the same transaction,
@@ -49,16 +51,16 @@ type Store interface {
 	// bound to another owner's session: status running, owner_id, lease,
 	// attempt+1, started_at (first time only), a "status" event.
 	ClaimRuns(ctx context.Context, c Claim) ([]*Run, error)
-	// SaveProgress updates progress of a run held by ownerID (CAS on status
-	// running and owner). ErrConflict otherwise.
-	SaveProgress(ctx context.Context, runID, ownerID string, p Progress, now int64) error
+	// SaveProgress updates progress of a run held by h (CAS on status
+	// running, owner and attempt). ErrConflict otherwise.
+	SaveProgress(ctx context.Context, runID string, h Holder, p Progress, now int64) error
 	// SaveItem upserts an item checkpoint and the run's progress in one
 	// transaction (CAS as SaveProgress) and appends an "item" event.
-	SaveItem(ctx context.Context, runID, ownerID string, it Item, p Progress, now int64) error
+	SaveItem(ctx context.Context, runID string, h Holder, it Item, p Progress, now int64) error
 	// ListItems returns a run's item checkpoints ordered by index.
 	ListItems(ctx context.Context, runID string) ([]Item, error)
-	// FinishRun writes a terminal state for a run held by f.OwnerID (CAS on
-	// status running and owner), sets finished_at and
+	// FinishRun writes a terminal state for a run held by f.OwnerID in
+	// execution f.Attempt (CAS on status running, owner and attempt), sets finished_at and
 	// expires_at = max(created_at + ttl_ms, now + f.RunTTLMs), and appends a
 	// "status" event. ErrConflict when the CAS fails.
 	FinishRun(ctx context.Context, f Finish) error
@@ -67,13 +69,14 @@ type Store interface {
 	// event, and returns the run as stored after the write. changed is false
 	// when the run was already terminal (the run is returned unchanged).
 	CancelRun(ctx context.Context, runID, reason string, e *Error, now, runTTLMs int64) (run *Run, changed bool, err error)
-	// RequeueRun moves a running run held by ownerID back to queued (graceful
+	// RequeueRun moves a running run held by h back to queued (graceful
 	// shutdown of a resumable run): owner cleared, lease cleared.
-	RequeueRun(ctx context.Context, runID, ownerID string, now int64) error
+	RequeueRun(ctx context.Context, runID string, h Holder, now int64) error
 	// ExpiredLeases returns running runs whose lease_expires_at <= now.
 	ExpiredLeases(ctx context.Context, now int64) ([]*Run, error)
 	// RecoverRun applies r to a running run whose owner is r.OwnerID and whose
-	// lease expired (CAS); To is queued (resumable), failed or canceled.
+	// lease expired (CAS); To is queued (resumable), failed or canceled. The
+	// run's Crashes count grows by one.
 	RecoverRun(ctx context.Context, r Recovery) error
 
 	// PutArtifact stores an artifact and its bytes in one transaction, in
@@ -157,10 +160,27 @@ type Claim struct {
 	Max        int
 }
 
+// Holder names one execution of a run: the owner process and the attempt
+// number its claim gave the run. Every write an execution makes is a
+// compare-and-set on both, so a stale execution (its process was paused
+// past the lease and the run was claimed again, even by the same process)
+// can write nothing.
+type Holder struct {
+	OwnerID string
+	Attempt int
+}
+
+// HeldRun is a run a process executes, in a given attempt (for Heartbeat).
+type HeldRun struct {
+	RunID   string
+	Attempt int
+}
+
 // Finish is a terminal write for FinishRun.
 type Finish struct {
 	RunID    string
 	OwnerID  string
+	Attempt  int
 	Status   RunStatus
 	Result   json.RawMessage
 	Error    *Error

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
@@ -32,8 +33,9 @@ const maxURLInMessage = 200
 // an INVALID_PARAMETER *Error (unparsable URL, a scheme other than http and
 // https, file: without --allow-file-urls, the daemon's own address) or a
 // TRUST_LEVEL_NOT_ALLOWED *Error (trust "restricted" and a loopback, private
-// or link-local target, or file: under restricted trust). Messages name the
-// URL and the fix; details carry {"url"}.
+// or link-local target, a host that cannot be resolved — fail closed, details
+// {"reason": ReasonUnresolvable} — or file: under restricted trust).
+// Messages name the URL and the fix; details carry {"url"}.
 func CheckURL(raw string, p URLPolicy) *Error {
 	shown := raw
 	if len(shown) > maxURLInMessage {
@@ -84,25 +86,74 @@ func CheckURL(raw string, p URLPolicy) *Error {
 		return bad(TrustLevelNotAllowed, "%q targets localhost, which trust level restricted refuses; use a public URL or run the server with trust level local", shown)
 	}
 	if isIP {
-		if internalAddr(addr) {
+		if InternalAddr(addr) {
 			return bad(TrustLevelNotAllowed, "%q targets the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, addr)
 		}
 		return nil
 	}
+	addrs, err := p.LookupHost(host)
+	if err != nil {
+		// Fail closed: a name this process cannot resolve may still
+		// resolve for the browser (its own resolver, caches, hosts
+		// rules), to anything, loopback included.
+		return bad(TrustLevelNotAllowed, "%q: its host %s cannot be resolved (%v), and trust level restricted refuses hosts whose addresses it cannot check; use a URL whose host resolves to a public address, or run the server with trust level local", shown, host, err).
+			WithDetails(map[string]any{"reason": ReasonUnresolvable})
+	}
+	for _, a := range addrs {
+		if InternalAddr(a) {
+			return bad(TrustLevelNotAllowed, "%q resolves to the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, a)
+		}
+	}
+	return nil
+}
+
+// ReasonUnresolvable is details.reason of the TRUST_LEVEL_NOT_ALLOWED
+// error CheckURL returns for a host it cannot resolve, so callers can tell
+// "no address to check" from "an internal address".
+const ReasonUnresolvable = "unresolvable"
+
+// LookupHost resolves host with p.Resolve, or with the system resolver
+// (bounded to 2 s) when that is nil. An empty answer is an error: under
+// trust restricted a host without addresses cannot be checked, so callers
+// refuse it like a failed lookup.
+func (p URLPolicy) LookupHost(host string) ([]netip.Addr, error) {
 	resolve := p.Resolve
 	if resolve == nil {
 		resolve = systemResolve
 	}
 	addrs, err := resolve(host)
 	if err != nil {
-		// Unresolvable now: the browser will fail to load it; the
-		// in-browser check still guards the real request.
-		return nil
+		return nil, err
 	}
-	for _, a := range addrs {
-		if internalAddr(a) {
-			return bad(TrustLevelNotAllowed, "%q resolves to the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, a)
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("no addresses for %s", host)
+	}
+	return addrs, nil
+}
+
+// CheckAddr reports whether a connection to ap, one of the addresses host
+// resolved to, is allowed under p. It is the check a forward proxy applies
+// just before it connects, to the very address it connects to, so no
+// second DNS lookup (the browser's, or a rebinding answer) can slip in
+// between check and connect. It returns nil, TRUST_LEVEL_NOT_ALLOWED
+// (trust "restricted" and a loopback, private, link-local or unspecified
+// address) or INVALID_PARAMETER (the daemon's own address from
+// DenyHosts). Messages name host, the address and the fix; details carry
+// {"host", "addr"}.
+func CheckAddr(p URLPolicy, host string, ap netip.AddrPort) *Error {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	addr := ap.Addr().Unmap()
+	port := strconv.Itoa(int(ap.Port()))
+	bad := func(code ErrorCode, format string, args ...any) *Error {
+		return Errorf(code, format, args...).WithDetails(map[string]any{"host": host, "addr": ap.String()})
+	}
+	for _, d := range p.DenyHosts {
+		if deniedHost(d, host, port, addr, false) || deniedHost(d, addr.String(), port, addr, true) {
+			return bad(InvalidParameter, "%s (%s) is this server's own address %s, which is never reachable from a page; use another URL", host, ap, d)
 		}
+	}
+	if strings.EqualFold(p.TrustLevel, "restricted") && InternalAddr(addr) {
+		return bad(TrustLevelNotAllowed, "%s connects to the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", host, ap)
 	}
 	return nil
 }
@@ -114,9 +165,11 @@ func systemResolve(host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// internalAddr reports loopback, private, link-local and unspecified
-// addresses (IPv4-mapped IPv6 included).
-func internalAddr(a netip.Addr) bool {
+// InternalAddr reports loopback, private, link-local and unspecified
+// addresses (IPv4-mapped IPv6 included): the targets trust restricted
+// refuses. Exported so the egress proxy applies the same rule to the
+// address it connects to.
+func InternalAddr(a netip.Addr) bool {
 	a = a.Unmap()
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsUnspecified()

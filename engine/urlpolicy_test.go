@@ -14,6 +14,8 @@ func fakeResolve(host string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil
 	case "public.example":
 		return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+	case "empty.example":
+		return nil, nil
 	}
 	return nil, errors.New("no such host")
 }
@@ -54,7 +56,9 @@ func TestCheckURL(t *testing.T) {
 		{"http://localhost:8765/", wild, InvalidParameter},
 		{"http://127.0.0.1:8765/", wild, InvalidParameter},
 		{"https://public.example/", restricted, ""},
-		{"https://unknown.example/", restricted, ""},
+		{"https://unknown.example/", restricted, TrustLevelNotAllowed}, // fails closed
+		{"https://empty.example/", restricted, TrustLevelNotAllowed},   // no addresses
+		{"https://unknown.example/", local, ""},
 		{"http://127.0.0.1/", restricted, TrustLevelNotAllowed},
 		{"http://localhost/", restricted, TrustLevelNotAllowed},
 		{"http://LOCALHOST./", restricted, TrustLevelNotAllowed},
@@ -97,6 +101,73 @@ func TestCheckURLMessageNamesURLAndFix(t *testing.T) {
 	long := "ftp://example.com/" + strings.Repeat("a", 5000)
 	if e := CheckURL(long, URLPolicy{}); e == nil || len(e.Message) > 600 {
 		t.Fatalf("long URL message not bounded: %d", len(e.Message))
+	}
+}
+
+// TestCheckURLUnresolvableFailsClosed: under trust restricted a host the
+// daemon cannot resolve is refused (the browser might resolve it to
+// loopback), with a message naming the URL and the fix and
+// details.reason "unresolvable"; under trust local it is allowed.
+func TestCheckURLUnresolvableFailsClosed(t *testing.T) {
+	calls := 0
+	p := URLPolicy{TrustLevel: "restricted", Resolve: func(string) ([]netip.Addr, error) {
+		calls++
+		return nil, errors.New("no such host")
+	}}
+	for i := 0; i < 2; i++ { // no cached "allowed" answer on the second try
+		e := CheckURL("http://onlychromium.test:8080/x", p)
+		if e == nil || e.Code != TrustLevelNotAllowed || e.Details["reason"] != ReasonUnresolvable ||
+			e.Details["url"] != "http://onlychromium.test:8080/x" {
+			t.Fatalf("try %d: CheckURL = %+v, want TRUST_LEVEL_NOT_ALLOWED with reason unresolvable", i, e)
+		}
+		if !strings.Contains(e.Message, "http://onlychromium.test:8080/x") || !strings.Contains(e.Message, "trust level local") {
+			t.Fatalf("message does not name the URL and the fix: %s", e.Message)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("resolver called %d times, want 2", calls)
+	}
+	p.TrustLevel = "local"
+	if e := CheckURL("http://onlychromium.test:8080/x", p); e != nil {
+		t.Fatalf("local trust: %v", e)
+	}
+}
+
+// TestCheckAddr: the connect-time check refuses internal addresses under
+// trust restricted (whatever the name) and the daemon's own listener
+// always; public addresses pass.
+func TestCheckAddr(t *testing.T) {
+	restricted := URLPolicy{TrustLevel: "restricted", DenyHosts: []string{"203.0.113.5:8765"}}
+	local := URLPolicy{TrustLevel: "local", DenyHosts: []string{"127.0.0.1:8765"}}
+	cases := []struct {
+		p    URLPolicy
+		host string
+		ap   string
+		want ErrorCode
+	}{
+		{restricted, "site-a.test", "203.0.113.10:80", ""},
+		{restricted, "site-a.test", "127.0.0.1:80", TrustLevelNotAllowed},
+		{restricted, "rebind.test", "10.0.0.7:443", TrustLevelNotAllowed},
+		{restricted, "x.test", "[::1]:80", TrustLevelNotAllowed},
+		{restricted, "x.test", "[::ffff:127.0.0.1]:80", TrustLevelNotAllowed},
+		{restricted, "x.test", "169.254.169.254:80", TrustLevelNotAllowed},
+		{restricted, "x.test", "0.0.0.0:80", TrustLevelNotAllowed},
+		{restricted, "daemon.test", "203.0.113.5:8765", InvalidParameter},
+		{restricted, "daemon.test", "203.0.113.5:8766", ""},
+		{local, "localhost", "127.0.0.1:8765", InvalidParameter},
+		{local, "localhost", "127.0.0.1:3000", ""},
+		{local, "Site-A.test.", "10.0.0.7:80", ""},
+	}
+	for _, c := range cases {
+		got := CheckAddr(c.p, c.host, netip.MustParseAddrPort(c.ap))
+		switch {
+		case c.want == "" && got != nil:
+			t.Errorf("CheckAddr(%s, %s) = %v, want allowed", c.host, c.ap, got)
+		case c.want != "" && (got == nil || got.Code != c.want):
+			t.Errorf("CheckAddr(%s, %s) = %v, want %s", c.host, c.ap, got, c.want)
+		case got != nil && (got.Details["addr"] == nil || !strings.Contains(got.Message, c.ap)):
+			t.Errorf("CheckAddr(%s, %s) = %+v lacks details.addr or the address in the message", c.host, c.ap, got)
+		}
 	}
 }
 

@@ -28,8 +28,8 @@ type commitClock struct {
 	at map[string]time.Time // runId/index → commit time
 }
 
-func (c *commitClock) SaveItem(ctx context.Context, runID, ownerID string, it engine.Item, p engine.Progress, now int64) error {
-	err := c.Store.SaveItem(ctx, runID, ownerID, it, p, now)
+func (c *commitClock) SaveItem(ctx context.Context, runID string, h engine.Holder, it engine.Item, p engine.Progress, now int64) error {
+	err := c.Store.SaveItem(ctx, runID, h, it, p, now)
 	c.mu.Lock()
 	c.at[fmt.Sprintf("%s/%d", runID, it.Index)] = time.Now()
 	c.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -31,6 +32,12 @@ type echoInputs struct {
 	ContentBase64 string `json:"contentBase64"`
 	MimeType      string `json:"mimeType"`
 	Fail          bool   `json:"fail"`
+	// PanicAtItem (1-based) panics when that item starts: proves a panic
+	// in a template fails only its run.
+	PanicAtItem int `json:"panicAtItem"`
+	// ExitAtItem (1-based) ends the whole process with status 2 when that
+	// item starts: a run that crashes its process, for the poison-run cap.
+	ExitAtItem int `json:"exitAtItem"`
 }
 
 // Info describes dev_echo.
@@ -42,14 +49,16 @@ func (e Echo) Info() engine.TemplateInfo {
 	return engine.TemplateInfo{
 		TemplateID: id, Version: 1, Versions: []int{1},
 		Title:       "Echo (development)",
-		Description: "Development template: sleeps sleepMs per item for items items, then stores content (or contentBase64) as an artifact of mimeType. For tests and benchmarks; never touches the browser.",
+		Description: "Development template: sleeps sleepMs per item for items items, then stores content (or contentBase64) as an artifact of mimeType; panicAtItem panics and exitAtItem ends the process at that item (1-based). For tests and benchmarks; never touches the browser.",
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 			"sleepMs":{"type":"integer","minimum":0,"maximum":600000},
 			"items":{"type":"integer","minimum":1,"maximum":100000},
 			"content":{"type":"string"},
 			"contentBase64":{"type":"string","contentEncoding":"base64"},
 			"mimeType":{"type":"string","minLength":1},
-			"fail":{"type":"boolean"}}}`),
+			"fail":{"type":"boolean"},
+			"panicAtItem":{"type":"integer","minimum":1},
+			"exitAtItem":{"type":"integer","minimum":1}}}`),
 		ResultSchema:       json.RawMessage(`{"type":"object"}`),
 		TrustLevel:         "any",
 		Resumable:          !e.Once,
@@ -75,6 +84,13 @@ func (Echo) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 		key := fmt.Sprintf("item-%d", i)
 		if _, ok := done[key]; ok {
 			continue
+		}
+		if in.PanicAtItem == i+1 {
+			panic(fmt.Sprintf("dev_echo was asked to panic at item %d", i+1))
+		}
+		if in.ExitAtItem == i+1 {
+			env.Logger().Error("dev_echo was asked to end the process", "item", i+1)
+			os.Exit(2)
 		}
 		if in.SleepMs > 0 {
 			t := time.NewTimer(time.Duration(in.SleepMs) * time.Millisecond)
