@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -51,8 +52,16 @@ type secretVault struct {
 
 func newSecretVault() *secretVault { return &secretVault{byRun: map[string]*runSecrets{}} }
 
-// put registers a run's real inputs and secret values.
+// put registers a run's real inputs and secret values, with every encoded
+// form of each value (secretForms).
 func (v *secretVault) put(runID string, inputs json.RawMessage, values []string) {
+	var all []string
+	for _, sec := range values {
+		all = append(all, secretForms(sec)...)
+	}
+	// Longest first, so a form that contains another is replaced whole.
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	values = all
 	v.mu.Lock()
 	v.byRun[runID] = &runSecrets{inputs: inputs, values: values}
 	v.mu.Unlock()
