@@ -29,6 +29,10 @@ type SubmitRequest struct {
 type SubmitResult struct {
 	Run          *Run
 	Deduplicated bool
+	// InputsMatch, when Deduplicated, says whether the request's inputs
+	// (secrets masked, as stored) equal the existing run's: false means an
+	// idempotency key was reused for different work.
+	InputsMatch bool
 }
 
 // ListQuery is list_task_runs' filter and page. Limit 0 means 50.

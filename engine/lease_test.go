@@ -211,3 +211,44 @@ func TestPoisonRunCap(t *testing.T) {
 		t.Fatalf("poisoned run: %s %+v", r.Status, r.Error)
 	}
 }
+
+// TestIdempotencyKeyReusedWithOtherInputs (issue 9, defect 12): the contract
+// returns the first run; the answer now says whether the inputs matched.
+func TestIdempotencyKeyReusedWithOtherInputs(t *testing.T) {
+	h := newHarness(t, engine.Config{}, "")
+	submit := func(inputs string) *engine.SubmitResult {
+		res, err := h.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "test_sleep", Inputs: json.RawMessage(inputs), IdempotencyKey: "same"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := submit(`{"ms":1,"items":2}`)
+	same := submit(`{ "items": 2, "ms": 1 }`) // same value, other spelling
+	other := submit(`{"ms":1,"items":3}`)
+	if first.Deduplicated || !same.Deduplicated || !same.InputsMatch || !other.Deduplicated || other.InputsMatch {
+		t.Fatalf("first dedup=%v; same dedup=%v match=%v; other dedup=%v match=%v",
+			first.Deduplicated, same.Deduplicated, same.InputsMatch, other.Deduplicated, other.InputsMatch)
+	}
+	if other.Run.RunID != first.Run.RunID {
+		t.Fatalf("other inputs got run %s, want the first run %s", other.Run.RunID, first.Run.RunID)
+	}
+}
+
+// TestErrorsDoNotEchoHugeInputs (issue 9, defect 12): a 3 MB value that
+// breaks a schema rule is not repeated in the error message.
+func TestErrorsDoNotEchoHugeInputs(t *testing.T) {
+	s, err := engine.CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"},"b":{"enum":["y"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("z", 3<<20)
+	doc, _ := json.Marshal(map[string]string{"a": big, "b": big})
+	e := s.Validate(doc, "inputs")
+	if e == nil || e.Code != engine.InvalidParameter {
+		t.Fatalf("Validate = %v", e)
+	}
+	if len(e.Message) > 1000 || !strings.Contains(e.Message, "inputs.a") {
+		t.Fatalf("message of %d bytes: %.200s", len(e.Message), e.Message)
+	}
+}

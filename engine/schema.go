@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -64,7 +65,10 @@ func (s *Schema) Validate(doc json.RawMessage, field string) *Error {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			m := FieldPath(field, e.InstanceLocation) + ": " + e.ErrorKind.LocalizedString(p)
+			// The library's messages may quote the offending value (a
+			// pattern mismatch repeats the whole string): an error never
+			// echoes more than maxProblemLen of the caller's input.
+			m := clipText(FieldPath(field, e.InstanceLocation)+": "+e.ErrorKind.LocalizedString(p), maxProblemLen)
 			if !seen[m] {
 				seen[m] = true
 				msgs = append(msgs, m)
@@ -116,4 +120,16 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// maxProblemLen bounds one validation problem in an error message.
+const maxProblemLen = 300
+
+// clipText shortens s to at most n runes, marking the cut with "…".
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

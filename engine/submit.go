@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,7 +155,11 @@ func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		e.kick()
 	}
 	e.withMetrics(stored, now)
-	return &SubmitResult{Run: stored, Deduplicated: dedup}, nil
+	res := &SubmitResult{Run: stored, Deduplicated: dedup}
+	if dedup {
+		res.InputsMatch = sameJSON(stored.Inputs, run.Inputs)
+	}
+	return res, nil
 }
 
 func compactJSON(b json.RawMessage) json.RawMessage {
@@ -163,4 +168,14 @@ func compactJSON(b json.RawMessage) json.RawMessage {
 		return b
 	}
 	return buf.Bytes()
+}
+
+// sameJSON reports whether two JSON documents are equal as values (key order
+// and spacing do not matter).
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -45,7 +45,7 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 
 	switch {
 	case err == nil:
-		return syncAnswer(run, sub.Deduplicated)
+		return syncAnswer(run, dedupOf(sub))
 	case ctx.Err() != nil:
 		return s.requestCancelled(ctx, sub)
 	case waitCtx.Err() != nil:
@@ -55,9 +55,9 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 			cur = sub.Run
 		}
 		if cur.Status.Terminal() {
-			return syncAnswer(cur, sub.Deduplicated)
+			return syncAnswer(cur, dedupOf(sub))
 		}
-		return asyncAnswer(cur, sub.Deduplicated)
+		return asyncAnswer(cur, dedupOf(sub))
 	default:
 		return s.errorResultLogged("run_task_template", err)
 	}
@@ -70,7 +70,7 @@ func (s *Server) requestCancelled(ctx context.Context, sub *engine.SubmitResult)
 	id := sub.Run.RunID
 	if sub.Deduplicated {
 		s.log.Info("request cancelled; run left alone because it was deduplicated", "runId", id)
-		return asyncAnswer(sub.Run, true)
+		return asyncAnswer(sub.Run, dedupOf(sub))
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer cancel()
@@ -83,5 +83,5 @@ func (s *Server) requestCancelled(ctx context.Context, sub *engine.SubmitResult)
 	if err != nil {
 		return errorResult(err)
 	}
-	return syncAnswer(run, false)
+	return syncAnswer(run, dedupInfo{})
 }

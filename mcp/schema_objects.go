@@ -6,7 +6,8 @@ import "github.com/browsertask/browsertask/engine"
 // they say exactly what the contract says: ranges, enums, nullability, and
 // output schemas that admit every shape a tool returns, including the error
 // object. Objects never set additionalProperties:false: fields are only ever
-// added (01-contract.md), and unknown argument fields are ignored.
+// added (01-contract.md), and unknown argument fields are ignored — but
+// run_task_template names them in ignoredArguments, so a typo is not silent.
 
 // object is a JSON Schema object with the given properties and required names.
 func object(props map[string]any, required ...string) map[string]any {
@@ -124,18 +125,35 @@ func runSchema() map[string]any {
 // mode, with the actual mode and the dedupe flag.
 func runAnswerSchema() map[string]any {
 	return withProps(runSchema(), map[string]any{
-		"mode":         map[string]any{"type": "string", "enum": []string{"sync"}},
-		"deduplicated": map[string]any{"type": "boolean"},
+		"mode":             map[string]any{"type": "string", "enum": []string{"sync"}},
+		"deduplicated":     map[string]any{"type": "boolean"},
+		"inputsMatch":      inputsMatchSchema(),
+		"ignoredArguments": ignoredArgumentsSchema(),
 	}, "mode", "deduplicated")
 }
 
 // asyncHandleSchema is run_task_template's async answer.
 func asyncHandleSchema() map[string]any {
 	return object(map[string]any{
-		"runId":        str("Poll it with get_task_run."),
-		"sessionId":    str("Browser session the run uses."),
-		"status":       map[string]any{"type": "string", "enum": statusEnum()},
-		"mode":         map[string]any{"type": "string", "enum": []string{"async"}},
-		"deduplicated": map[string]any{"type": "boolean", "description": "True when idempotencyKey matched an existing run."},
+		"runId":            str("Poll it with get_task_run."),
+		"sessionId":        str("Browser session the run uses."),
+		"status":           map[string]any{"type": "string", "enum": statusEnum()},
+		"mode":             map[string]any{"type": "string", "enum": []string{"async"}},
+		"deduplicated":     map[string]any{"type": "boolean", "description": "True when idempotencyKey matched an existing run."},
+		"inputsMatch":      inputsMatchSchema(),
+		"ignoredArguments": ignoredArgumentsSchema(),
 	}, "runId", "sessionId", "status", "mode", "deduplicated")
+}
+
+// ignoredArgumentsSchema is the optional v1.1 list of unknown arguments.
+func ignoredArgumentsSchema() map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"type": "string"},
+		"description": "Present when the request carried arguments this server does not know (e.g. \"options.timeout\" for options.timeoutMs): " +
+			"they were ignored, as the contract says for forward compatibility; check them for typos."}
+}
+
+// inputsMatchSchema is the optional v1.1 field of a deduplicated answer.
+func inputsMatchSchema() map[string]any {
+	return map[string]any{"type": "boolean", "description": "Only when deduplicated: whether this request's inputs equal the existing run's. " +
+		"false means the idempotencyKey was reused with different inputs and the existing run (with its own inputs) was returned, not a new one."}
 }

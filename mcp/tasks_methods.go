@@ -71,7 +71,7 @@ func (s *Server) tasksResult(ctx context.Context, _ *sdk.ServerSession, p *taskI
 		}
 		return nil, taskLookupError(id, err)
 	}
-	res := syncAnswer(run, false)
+	res := syncAnswer(run, dedupInfo{})
 	res.Meta = sdk.Meta{metaRelatedTask: map[string]any{"taskId": id}}
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -115,4 +116,38 @@ func (s *Server) errorResultLogged(tool string, err error) *sdk.CallToolResult {
 		s.log.Error("tool failed", "tool", tool, "error", err)
 	}
 	return jsonResult(e, true)
+}
+
+// unknownArguments lists the argument names args carries that schema does
+// not declare, as dotted paths ("futureField", "options.futureOption"),
+// sorted. Only objects whose schema lists properties are looked into: free
+// objects (a template's inputs, options.outputSchema) have their own rules.
+// The contract ignores such fields for forward compatibility (01 §errors);
+// tools report them back so a typo is not silent.
+func unknownArguments(schema map[string]any, args json.RawMessage) []string {
+	var doc map[string]any
+	if json.Unmarshal(args, &doc) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(s map[string]any, v map[string]any, prefix string)
+	walk = func(s map[string]any, v map[string]any, prefix string) {
+		props, ok := s["properties"].(map[string]any)
+		if !ok {
+			return
+		}
+		for k, val := range v {
+			p, known := props[k].(map[string]any)
+			if !known {
+				out = append(out, prefix+k)
+				continue
+			}
+			if m, ok := val.(map[string]any); ok {
+				walk(p, m, prefix+k+".")
+			}
+		}
+	}
+	walk(schema, doc, "")
+	sort.Strings(out)
+	return out
 }

@@ -69,6 +69,40 @@ func (s *Server) runTaskTemplateTool() toolDef {
 
 // runTaskTemplate submits the run and answers in the requested mode.
 func (s *Server) runTaskTemplate(ctx context.Context, req *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+	res := s.submitAndAnswer(ctx, req, raw)
+	if ignored := unknownArguments(s.runTaskTemplateTool().input, raw); len(ignored) > 0 {
+		s.log.Info("run_task_template: unknown arguments ignored", "arguments", ignored)
+		res = withIgnoredArguments(res, ignored)
+	}
+	return res
+}
+
+// withIgnoredArguments adds ignoredArguments to an answer object: unknown
+// top-level or options fields are ignored for forward compatibility (the
+// contract), and the caller is told which, so a misspelt option is not lost
+// silently. Error results (no run) are left as they are.
+func withIgnoredArguments(res *sdk.CallToolResult, ignored []string) *sdk.CallToolResult {
+	raw, ok := res.StructuredContent.(json.RawMessage)
+	if !ok {
+		return res
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil || m["runId"] == nil {
+		return res
+	}
+	m["ignoredArguments"] = ignored
+	b, err := json.Marshal(m)
+	if err != nil {
+		return res
+	}
+	out := *res
+	out.StructuredContent = json.RawMessage(b)
+	out.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
+	return &out
+}
+
+// submitAndAnswer submits the run and answers in the requested mode.
+func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
 	var a runTemplateArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return errorResult(err)
@@ -96,7 +130,7 @@ func (s *Server) runTaskTemplate(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	switch mode {
 	case engine.ModeAsync:
-		return asyncAnswer(sub.Run, sub.Deduplicated)
+		return asyncAnswer(sub.Run, dedupOf(sub))
 	case engine.ModeSync:
 		return s.waitAnswer(ctx, req, sub, 0)
 	default:
@@ -110,6 +144,8 @@ type runAnswer struct {
 	*engine.Run
 	Mode         engine.Mode `json:"mode"`
 	Deduplicated bool        `json:"deduplicated"`
+	// InputsMatch is set only when Deduplicated (v1.1).
+	InputsMatch *bool `json:"inputsMatch,omitempty"`
 }
 
 // asyncHandle is run_task_template's async answer.
@@ -119,24 +155,43 @@ type asyncHandle struct {
 	Status       engine.RunStatus `json:"status"`
 	Mode         engine.Mode      `json:"mode"`
 	Deduplicated bool             `json:"deduplicated"`
+	// InputsMatch is set only when Deduplicated (v1.1).
+	InputsMatch *bool `json:"inputsMatch,omitempty"`
 }
 
 // syncAnswer is the full run with mode "sync". A run that ended failed or
 // canceled is an isError result (its error object is inside the run), which
 // is also what tasks/result will return for a task.
-func syncAnswer(run *engine.Run, dedup bool) *sdk.CallToolResult {
+func syncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 	isError := run.Status == engine.StatusFailed || run.Status == engine.StatusCanceled
-	return jsonResult(runAnswer{Run: normalizeRun(run), Mode: engine.ModeSync, Deduplicated: dedup}, isError)
+	return jsonResult(runAnswer{Run: normalizeRun(run), Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}, isError)
+}
+
+// dedupInfo is what an answer says about idempotency: whether the key
+// matched an existing run and, then only, whether the inputs did too.
+type dedupInfo struct {
+	deduplicated bool
+	inputsMatch  *bool
+}
+
+// dedupOf reads dedupInfo from a submission.
+func dedupOf(sub *engine.SubmitResult) dedupInfo {
+	if !sub.Deduplicated {
+		return dedupInfo{}
+	}
+	match := sub.InputsMatch
+	return dedupInfo{deduplicated: true, inputsMatch: &match}
 }
 
 // asyncAnswer is the handle {runId, sessionId, status, mode:"async", deduplicated}.
-func asyncAnswer(run *engine.Run, dedup bool) *sdk.CallToolResult {
+func asyncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 	return jsonResult(asyncHandle{
 		RunID:        run.RunID,
 		SessionID:    run.SessionID,
 		Status:       run.Status,
 		Mode:         engine.ModeAsync,
-		Deduplicated: dedup,
+		Deduplicated: d.deduplicated,
+		InputsMatch:  d.inputsMatch,
 	}, false)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -120,6 +121,14 @@ func TestUnknownFieldsIgnoredButUnknownInputsRejected(t *testing.T) {
 	})
 	if res.IsError || sc["status"] != "succeeded" || sc["mode"] != "sync" {
 		t.Fatalf("unknown top-level/options fields must be ignored, got %v", sc)
+	}
+	// ...but not silently (issue 9, defect 12): the answer names them.
+	if got := fmt.Sprint(sc["ignoredArguments"]); got != "[futureField options.futureOption]" {
+		t.Fatalf("ignoredArguments = %s, want [futureField options.futureOption]", got)
+	}
+	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "instant", "options": map[string]any{"mode": "async"}})
+	if res.IsError || sc["ignoredArguments"] != nil {
+		t.Fatalf("a request without unknown arguments: %v", sc)
 	}
 	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{
 		"templateId": "instant", "inputs": map[string]any{"urlz": []string{"x"}},

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/browsertask/browsertask/browser"
@@ -125,11 +126,8 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 		return engine.Errorf(engine.InvalidParameter, "inputs.concurrency: %d exceeds this server's maxTabsPerSession %d", in.Concurrency, p.MaxTabsPerSession).
 			WithDetails(map[string]any{"field": "inputs.concurrency", "maxTabsPerSession": p.MaxTabsPerSession})
 	}
-	for name, f := range in.Fields {
-		if strings.TrimSpace(f.Selector) == "" {
-			return engine.Errorf(engine.InvalidParameter, "inputs.fields.%s: the selector is empty", name).
-				WithDetails(map[string]any{"field": "inputs.fields." + name})
-		}
+	if err := checkFields(in.Fields); err != nil {
+		return err
 	}
 	pol := t.policy(p)
 	for i, u := range in.URLs {
@@ -142,11 +140,32 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 	return nil
 }
 
-// policy is the URL policy for a profile.
+// policy is the URL policy for a profile, with the browser manager's deny
+// list and resolver (the resolver matters under trust restricted, where a
+// host the daemon cannot resolve is refused).
 func (t *BatchExtractPages) policy(p engine.Profile) engine.URLPolicy {
-	pol := engine.URLPolicy{AllowFileURLs: p.AllowFileURLs, TrustLevel: p.TrustLevel}
-	if t.b != nil {
-		pol.DenyHosts = t.b.DenyHosts()
+	return urlPolicy(t.b, p)
+}
+
+// checkFields refuses a field without a name or without a selector (the
+// names key the extracted values; an empty one would come back as a
+// nameless value nobody asked for). Errors: INVALID_PARAMETER naming the
+// field.
+func checkFields(fields map[string]fieldSpec) error {
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
 	}
-	return pol
+	sort.Strings(names)
+	for _, name := range names {
+		if strings.TrimSpace(name) == "" {
+			return engine.Errorf(engine.InvalidParameter, "inputs.fields: a field name is empty (%q); name each field, e.g. {\"title\": \"h1\"}", name).
+				WithDetails(map[string]any{"field": "inputs.fields"})
+		}
+		if strings.TrimSpace(fields[name].Selector) == "" {
+			return engine.Errorf(engine.InvalidParameter, "inputs.fields.%s: the selector is empty", name).
+				WithDetails(map[string]any{"field": "inputs.fields." + name})
+		}
+	}
+	return nil
 }

@@ -127,6 +127,9 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 	if err := checkConcurrency(in.Concurrency, p); err != nil {
 		return err
 	}
+	if err := checkFields(in.Fields); err != nil {
+		return err
+	}
 	return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
 }
 
