@@ -150,10 +150,10 @@ func (d *DB) writeTx(ctx context.Context, fn func(tx *txn) error) error {
 	}
 	if err := fn(&txn{Tx: tx, c: d.ws}); err != nil {
 		_ = tx.Rollback()
-		return err
+		return d.mapFull(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("db: commit: %w", err)
+		return d.mapFull(fmt.Errorf("db: commit: %w", err))
 	}
 	return nil
 }

@@ -29,3 +29,15 @@ func isBusy(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
+
+// mapFull turns SQLITE_FULL (the disk or the file's size limit is reached)
+// into *engine.StorageFullError naming the database file, so the user reads
+// what is full and where instead of a generic "retry". The transaction was
+// rolled back: nothing was half-written.
+func (d *DB) mapFull(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
+		return &engine.StorageFullError{Path: d.path, Err: err}
+	}
+	return err
+}

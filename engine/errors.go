@@ -102,11 +102,37 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Recovery: code.Recovery()}
 }
 
-// Wrap builds a domain error around a cause.
+// Wrap builds a domain error around a cause. A cause that is a full disk
+// (StorageFullError) gets that error's recovery and details instead of the
+// code's generic advice, wherever it surfaces.
 func Wrap(code ErrorCode, err error, format string, args ...any) *Error {
 	e := Errorf(code, format, args...)
 	e.Err = err
+	var full *StorageFullError
+	if errors.As(err, &full) {
+		e.Recovery = full.recovery()
+		e.Details = map[string]any{"reason": "disk full", "path": full.Path}
+	}
 	return e
+}
+
+// StorageFullError is a write refused because the disk holding the database
+// (or its size limit) is full. The write was rolled back whole.
+type StorageFullError struct {
+	Path string // the database file
+	Err  error
+}
+
+// Error says what is full and where.
+func (e *StorageFullError) Error() string {
+	return fmt.Sprintf("the disk holding the database %s is full, so nothing could be written (the change was rolled back whole): %v", e.Path, e.Err)
+}
+
+// Unwrap returns the SQLite error.
+func (e *StorageFullError) Unwrap() error { return e.Err }
+
+func (e *StorageFullError) recovery() string {
+	return "Free space on the disk holding " + e.Path + " (or start browsertask with --db on another disk), then resubmit; retrying before that fails the same way. Runs and artifacts already stored are intact."
 }
 
 // CodeOf returns the domain code of err; anything that is not an *Error is
