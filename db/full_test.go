@@ -42,4 +42,3 @@ func TestDiskFullIsNamed(t *testing.T) {
 		t.Fatalf("domain error: %+v", e)
 	}
 }
-
