@@ -264,17 +264,29 @@ func TestBlackboxBrowserErrors(t *testing.T) {
 	})
 
 	t.Run("run_timeout_hang", func(t *testing.T) {
+		// The timeout must leave the browser time to reach /hang: the
+		// promise checked is "once RUN_TIMEOUT is answered, the browser has
+		// stopped fetching", which says nothing when the run timed out
+		// before its tab even asked for the page (with timeoutMs 1500 on a
+		// loaded machine, launching the tab alone could take that long).
+		const timeoutMs = 8000
 		drain(fx.Aborted())
+		drain(fx.Hung())
 		start := time.Now()
 		run, isErr := call(t, cs, "run_task_template", obj{"templateId": "batch_extract_pages",
 			"inputs":  obj{"urls": []any{fx.URL("/hang")}, "perPageTimeoutMs": 60000},
-			"options": obj{"mode": "sync", "timeoutMs": 1500}})
+			"options": obj{"mode": "sync", "timeoutMs": timeoutMs}})
 		answered := time.Now()
 		if !isErr || run["status"] != "failed" || errCode(run) != "RUN_TIMEOUT" {
-			t.Fatalf("hang with timeoutMs 1500: want isError failed RUN_TIMEOUT, got %v %v %v", isErr, run["status"], run["error"])
+			t.Fatalf("hang with timeoutMs %d: want isError failed RUN_TIMEOUT, got %v %v %v", timeoutMs, isErr, run["status"], run["error"])
 		}
-		if d := answered.Sub(start); d > 5*time.Second {
-			t.Errorf("RUN_TIMEOUT after %v for timeoutMs 1500", d)
+		if d := answered.Sub(start); d > timeoutMs*time.Millisecond+5*time.Second {
+			t.Errorf("RUN_TIMEOUT after %v for timeoutMs %d", d, timeoutMs)
+		}
+		select {
+		case <-fx.Hung():
+		default:
+			t.Fatalf("the browser never requested /hang within timeoutMs %d: nothing to stop", timeoutMs)
 		}
 		select {
 		case at := <-fx.Aborted():
