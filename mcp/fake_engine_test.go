@@ -86,6 +86,9 @@ func (f *fakeEngine) Submit(_ context.Context, r engine.SubmitRequest) (*engine.
 }
 
 func (f *fakeEngine) Get(_ context.Context, id string) (*engine.Run, error) {
+	if id == "run_panic" {
+		panic("fake engine asked to panic")
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.runs[id]

@@ -103,6 +103,8 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 		// the server still serves the tools without Tasks.
 		log.Error("tasks layer not installed", "error", err)
 	}
+	// Added last, so it wraps every other middleware too.
+	s.sdk.AddReceivingMiddleware(s.recoverPanics)
 	return s
 }
 
