@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime/debug"
 	"time"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) start(r *Run) {
 	go func() {
 		defer e.runsWG.Done()
 		defer cancel(nil)
-		e.execute(ctx, r, cancel)
+		e.executeGuarded(ctx, r, cancel)
 		e.mu.Lock()
 		if e.active[r.RunID] == a {
 			delete(e.active, r.RunID)
@@ -102,4 +103,18 @@ func (e *Engine) interrupt(runID string, cause error) bool {
 		a.cancel(cause)
 	}
 	return ok
+}
+
+// executeGuarded is execute with a last line of defence: a panic outside the
+// template (in the engine's own bookkeeping or a browser callback it calls)
+// fails the run with EXECUTION_ERROR "internal error" and logs the stack,
+// instead of ending the process and every other run with it.
+func (e *Engine) executeGuarded(ctx context.Context, r *Run, stop context.CancelCauseFunc) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("internal error while executing a run", "runId", r.RunID, "panic", p, "stack", string(debug.Stack()))
+			e.finish(r, StatusFailed, nil, Errorf(ExecutionError, "internal error while executing the run: %v", p))
+		}
+	}()
+	e.execute(ctx, r, stop)
 }
