@@ -24,7 +24,12 @@ type instance struct {
 	tempDir string
 	// extraArgs are appended to a launched browser's command line.
 	extraArgs []string
-	log       *slog.Logger
+	// policyArgs returns switches the URL policy needs on a launched
+	// browser's command line (the egress proxy under trust restricted),
+	// appended after extraArgs so they win; nil = none. An error fails the
+	// launch: the browser must not run without them.
+	policyArgs func() ([]string, error)
+	log        *slog.Logger
 
 	mu      sync.Mutex
 	gen     int // incremented on every (re)launch or reconnect
@@ -111,7 +116,15 @@ func (in *instance) startLocked(ctx context.Context) error {
 				return err
 			}
 		}
-		p, err := startProcess(ctx, bin, in.tempDir, in.headed, in.extraArgs, in.log)
+		extra := in.extraArgs
+		if in.policyArgs != nil {
+			pa, err := in.policyArgs()
+			if err != nil {
+				return fmt.Errorf("launch browser %s: %w", bin, err)
+			}
+			extra = append(append([]string(nil), in.extraArgs...), pa...)
+		}
+		p, err := startProcess(ctx, bin, in.tempDir, in.headed, extra, in.log)
 		if err != nil {
 			return fmt.Errorf("launch browser %s: %w", bin, err)
 		}

@@ -10,12 +10,14 @@ package browser
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/browsertask/browsertask/browser/egress"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -43,13 +45,24 @@ type Options struct {
 	DenyHosts []string
 	// TrustLevel is "local" (default) or "restricted": restricted refuses
 	// every request to a loopback, private or link-local address, checked
-	// in the browser on each request, redirects and sub-frames included.
+	// in the browser on each request, redirects and sub-frames included,
+	// and sends every connection of a launched browser through the egress
+	// proxy (package egress), which checks the address it connects to
+	// (WebSockets and DNS races included). A remote browser (a ws://
+	// endpoint in Browser) cannot be given the proxy: there only the
+	// per-request check applies.
 	TrustLevel string
 	// AllowFileURLs lets pages load file: URLs (trust local only).
 	AllowFileURLs bool
-	// Resolve replaces the system resolver in the restricted-trust check
-	// (tests map a name to a "public" address); nil = the system resolver.
+	// Resolve replaces the system resolver in the restricted-trust checks
+	// (submission, per request, and the egress proxy's lookups; tests map
+	// a name to a "public" address); nil = the system resolver.
 	Resolve func(host string) ([]netip.Addr, error)
+	// Dial replaces how the egress proxy connects to an address that
+	// passed the check ("ip:port"); nil = a plain TCP dial. Tests use it
+	// to connect "public" TEST-NET addresses to loopback fixture servers
+	// (see fixture.PublicNet).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// ExtraArgs are appended to the command line of launched browsers.
 	ExtraArgs []string
 }
@@ -61,6 +74,9 @@ type Manager struct {
 	log       *slog.Logger
 	instances []*instance
 	policy    *requestPolicy
+	// egress is the forward proxy of launched browsers under trust
+	// restricted, started with the first launch (nil until then).
+	egress *egress.Proxy
 	// policyGen counts deny-list changes; a tab set up under an older
 	// generation updates its interception before it is handed out.
 	policyGen atomic.Int64
@@ -105,10 +121,19 @@ func NewManager(o Options) *Manager {
 		specs = []string{""}
 	}
 	for _, s := range specs {
-		m.instances = append(m.instances, &instance{
+		in := &instance{
 			spec: s, remote: isRemoteSpec(s), headed: o.Headed, tempDir: o.TempDir, log: o.Logger,
 			extraArgs: o.ExtraArgs,
-		})
+		}
+		if restricted(o.TrustLevel) {
+			if in.remote {
+				o.Logger.Warn("trust restricted with a remote browser: its requests are checked by the Fetch domain only "+
+					"(no egress proxy: WebSockets and DNS races are not covered)", "browser", s)
+			} else {
+				in.policyArgs = m.egressArgs
+			}
+		}
+		m.instances = append(m.instances, in)
 	}
 	sweepProfiles(o.TempDir, o.Logger)
 	return m
@@ -261,7 +286,8 @@ func (m *Manager) PIDs() []int {
 }
 
 // Close closes every session, kills the launched browsers (whole process
-// groups) and removes their temporary profiles. It is idempotent.
+// groups), removes their temporary profiles and stops the egress proxy.
+// It is idempotent.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
@@ -283,6 +309,13 @@ func (m *Manager) Close() error {
 			}
 		}
 		in.close()
+	}
+	m.mu.Lock()
+	px := m.egress
+	m.egress = nil
+	m.mu.Unlock()
+	if px != nil {
+		_ = px.Close()
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -10,12 +12,16 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/browsertask/browsertask/browser/egress"
 	"github.com/browsertask/browsertask/engine"
 )
 
 // dnsCacheTTL is how long a hostname's addresses are reused by the
 // in-browser policy check (trust restricted only): one lookup per host and
-// page load instead of one per request.
+// page load instead of one per request. Only answers are cached, never a
+// failed lookup (that would turn into a 30 s verdict on a transient
+// error). A cached answer cannot open a hole: the egress proxy resolves
+// again at connect time and checks the address it connects to.
 const dnsCacheTTL = 30 * time.Second
 
 // requestPolicy applies the URL policy (03 §3.3) to every request the
@@ -29,8 +35,35 @@ type requestPolicy struct {
 
 type dnsEntry struct {
 	addrs []netip.Addr
-	err   error
 	until time.Time
+}
+
+// restricted reports whether a trust level is "restricted".
+func restricted(level string) bool { return strings.EqualFold(level, "restricted") }
+
+// egressArgs returns the switches that send a launched browser's
+// connections through the egress proxy, starting the proxy on first use
+// (it runs until Close). Errors: the Manager is closed, or the proxy
+// cannot listen — the browser must not be launched then.
+func (m *Manager) egressArgs() ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("the browser manager is shut down")
+	}
+	if m.egress == nil {
+		px, err := egress.Start(egress.Options{
+			Policy: m.Policy,
+			Dial:   m.opts.Dial,
+			Logger: m.log.With("component", "egress"),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("trust restricted needs the egress proxy: %w", err)
+		}
+		m.egress = px
+		m.log.Info("egress proxy started for trust restricted", "addr", px.Addr())
+	}
+	return m.egress.ChromiumArgs(), nil
 }
 
 // Policy returns the URL policy runs of this Manager are held to: trust
@@ -57,7 +90,7 @@ func (m *Manager) Policy() engine.URLPolicy {
 // path (no round trip through this process per request). The result may
 // be empty: then interception is off.
 func (m *Manager) fetchPatterns() []*proto.FetchRequestPattern {
-	if strings.EqualFold(m.opts.TrustLevel, "restricted") {
+	if restricted(m.opts.TrustLevel) {
 		return []*proto.FetchRequestPattern{{URLPattern: "*"}}
 	}
 	var pats []*proto.FetchRequestPattern
@@ -108,6 +141,8 @@ func (rp *requestPolicy) check(raw string) *engine.Error {
 // policyReason names why CheckURL refused a URL, for details.policy.
 func policyReason(e *engine.Error) string {
 	switch {
+	case e.Code == engine.TrustLevelNotAllowed && e.Details["reason"] == engine.ReasonUnresolvable:
+		return "unresolvable"
 	case e.Code == engine.TrustLevelNotAllowed:
 		return "trust-restricted"
 	case strings.Contains(e.Message, "own address"):
@@ -118,13 +153,14 @@ func policyReason(e *engine.Error) string {
 }
 
 // resolve answers from the cache or looks the host up with base (nil =
-// engine.CheckURL's system resolver).
+// engine.CheckURL's system resolver). Failed and empty lookups are not
+// cached: CheckURL refuses them, and the next request asks again.
 func (rp *requestPolicy) resolve(host string, base func(string) ([]netip.Addr, error)) ([]netip.Addr, error) {
 	now := time.Now()
 	rp.mu.Lock()
 	if e, ok := rp.cache[host]; ok && now.Before(e.until) {
 		rp.mu.Unlock()
-		return e.addrs, e.err
+		return e.addrs, nil
 	}
 	rp.mu.Unlock()
 	var (
@@ -136,13 +172,16 @@ func (rp *requestPolicy) resolve(host string, base func(string) ([]netip.Addr, e
 	} else {
 		addrs, err = systemLookup(host)
 	}
+	if err != nil || len(addrs) == 0 {
+		return addrs, err
+	}
 	rp.mu.Lock()
 	if rp.cache == nil || len(rp.cache) > 4096 {
 		rp.cache = map[string]dnsEntry{}
 	}
-	rp.cache[host] = dnsEntry{addrs: addrs, err: err, until: now.Add(dnsCacheTTL)}
+	rp.cache[host] = dnsEntry{addrs: addrs, until: now.Add(dnsCacheTTL)}
 	rp.mu.Unlock()
-	return addrs, err
+	return addrs, nil
 }
 
 // systemLookup resolves host with the system resolver, bounded to 2 s.

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -86,19 +85,10 @@ func TestPolicyDeniedHostUnreachable(t *testing.T) {
 func TestPolicyRestrictedBlocksInternalHops(t *testing.T) {
 	site := fixture.New(t)
 	inner := fixture.New(t)
-	public := netip.MustParseAddr("93.184.216.34")
-	m := newManager(t, Options{
-		TrustLevel: "restricted",
-		ExtraArgs:  []string{"--host-resolver-rules=MAP public.test 127.0.0.1"},
-		Resolve: func(host string) ([]netip.Addr, error) {
-			if host == "public.test" {
-				return []netip.Addr{public}, nil
-			}
-			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-		},
-	})
-	port := site.Host()[strings.LastIndexByte(site.Host(), ':')+1:]
-	pub := func(path string) string { return "http://public.test:" + port + path }
+	pn := fixture.NewPublicNet()
+	base := pn.Add("public.test", site.Host())
+	m := newManager(t, Options{TrustLevel: "restricted", Resolve: pn.Resolve, Dial: pn.Dial})
+	pub := func(path string) string { return base + path }
 	if code, _ := navigateCode(t, m, "sess_r", pub("/page/1")); code != "" {
 		t.Fatalf("public page: %s", code)
 	}

@@ -3,6 +3,7 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -54,7 +55,10 @@ func TestBatchInfoAndSchema(t *testing.T) {
 }
 
 func TestBatchCheck(t *testing.T) {
-	m := browser.NewManager(browser.Options{TempDir: t.TempDir(), DenyHosts: []string{"127.0.0.1:8765"}})
+	// The a…d.example hosts resolve to a public address: under trust
+	// restricted a host that does not resolve is refused.
+	public := func(string) ([]netip.Addr, error) { return []netip.Addr{netip.MustParseAddr("203.0.113.10")}, nil }
+	m := browser.NewManager(browser.Options{TempDir: t.TempDir(), DenyHosts: []string{"127.0.0.1:8765"}, Resolve: public})
 	defer m.Close()
 	tpl := NewBatchExtractPages(m)
 	local := engine.Profile{MaxURLs: 3, MaxTabsPerSession: 5, TrustLevel: "local"}
