@@ -34,13 +34,16 @@ func startWaitingSteps(t *testing.T, cs *sdk.ClientSession, startURL string) str
 
 func TestBlackboxIssue4RemoteBrowser(t *testing.T) {
 	t.Parallel()
-	// The second Chromium maps public.test to 127.0.0.1, so a page can look
-	// public to the policy while its redirect targets loopback.
+	// The second Chromium maps public.test to 127.0.0.1, and the daemon's
+	// policy is told (a DNS test double, --dev-resolve) that the name is
+	// public, so a page can look public to the policy while its redirect
+	// targets loopback. A remote browser takes no proxy flags: the
+	// in-browser request check is what refuses the redirect here.
 	ws := startCDPChromium(t, "--host-resolver-rules=MAP public.test 127.0.0.1")
 	fx := fixture.New(t)
 	port := fx.Host()[strings.LastIndexByte(fx.Host(), ':')+1:]
 	pub := func(path string) string { return "http://public.test:" + port + path }
-	cs := connectHTTP(t, startServe(t, "--browser", ws, "--trust", "restricted"), nil)
+	cs := connectHTTP(t, startServe(t, "--browser", ws, "--trust", "restricted", "--dev-resolve", "public.test=93.184.216.34"), nil)
 
 	// Acceptance 9: the run executes on the remote browser.
 	res := runOK(t, cs, "batch_extract_pages", "", obj{"urls": []any{pub("/page/4")}, "fields": obj{"name": "#name"}})

@@ -26,6 +26,11 @@ type config struct {
 	logLevel       string
 	logFormat      string
 	devTemplates   bool
+	// devResolve ("host=ip,…", with --dev-templates only) answers the
+	// restricted-trust policy's DNS lookups for those names: a test double
+	// for DNS, so black-box tests can present a local fixture as a public
+	// host. Names not listed resolve normally.
+	devResolve string
 
 	engine engine.Config
 
@@ -50,6 +55,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	if cmd == "mcp" {
 		fs.StringVar(&c.http, "http", "auto", "also serve HTTP on --addr: auto (if the port is free) or off")
 	}
+	fs.StringVar(&c.devResolve, "dev-resolve", "", "tests only (needs --dev-templates): host=ip pairs, comma-separated, answering the URL policy's DNS lookups")
 	fs.BoolVar(&c.devTemplates, "dev-templates", false, "also register the browserless dev_echo and dev_echo_once templates (tests, benchmarks)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")

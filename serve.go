@@ -48,7 +48,13 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 			browsers = append(browsers, b)
 		}
 	}
+	resolve, err := devResolver(cfg)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	bm := browser.NewManager(browser.Options{
+		Resolve: resolve,
 		Browser: browsers, Headed: cfg.headed, Logger: log.With("component", "browser"),
 		MaxTabsPerSession: cfg.engine.MaxTabsPerSession,
 		// Every request of every tab is held to the URL policy (03 §3.3).
