@@ -231,13 +231,27 @@ func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) 
 	}
 	if e.Request != nil {
 		if bad := s.policy.check(e.Request.URL); bad != nil {
-			t.blocked.CompareAndSwap(nil, bad)
+			// A sub-resource on a host that does not resolve (a dead ad
+			// or tracker domain) is refused without failing the page: it
+			// could not have loaded anyway. Everything else the policy
+			// refuses fails the page, and so does an unresolvable main
+			// document.
+			if bad.Details["policy"] != "unresolvable" || s.mainDocument(target, t, e) {
+				t.blocked.CompareAndSwap(nil, bad)
+			}
 			s.log.Info("request blocked by the URL policy", "url", bad.Details["blockedUrl"], "code", bad.Code)
 			_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(tc)
 			return
 		}
 	}
 	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(tc)
+}
+
+// mainDocument reports whether e is the document request of the tab's own
+// main frame (Chromium gives a page target's main frame the target's id).
+func (s *Session) mainDocument(target cdpTarget, t *tab, e *proto.FetchRequestPaused) bool {
+	return e.ResourceType == proto.NetworkResourceTypeDocument && target.id == t.page.SessionID &&
+		e.FrameID == proto.PageFrameID(t.page.TargetID)
 }
 
 // Blocked returns the first request of tab p the URL policy refused since
