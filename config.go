@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/mcp"
 )
 
 // config is everything the serve and mcp commands can be told, by flag,
@@ -35,6 +36,10 @@ type config struct {
 	engine engine.Config
 
 	leaseMs, heartbeatMs, graceMs, pollMs, recoveryMs, janitorMs int64
+
+	// mcpSessionIdleMs closes an MCP HTTP session unused this long; 0
+	// never does (see mcpSessionTimeout).
+	mcpSessionIdleMs int64
 }
 
 // parseFlags parses args for cmd; it returns flag.ErrHelp after printing help.
@@ -52,6 +57,8 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token")
 	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra Origin values allowed on /mcp, comma-separated")
+	fs.Int64Var(&c.mcpSessionIdleMs, "mcp-session-idle-ms", mcp.DefaultSessionTimeout.Milliseconds(),
+		"close an MCP HTTP session with no request (POST, open GET stream) for this long; 0 keeps sessions until DELETE")
 	if cmd == "mcp" {
 		fs.StringVar(&c.http, "http", "auto", "also serve HTTP on --addr: auto (if the port is free) or off")
 	}
@@ -131,6 +138,9 @@ func (c *config) finish() error {
 	if e.MaxConcurrentRuns < 1 {
 		return fmt.Errorf("--max-concurrent-runs must be >= 1, got %d", e.MaxConcurrentRuns)
 	}
+	if c.mcpSessionIdleMs < 0 {
+		return fmt.Errorf("--mcp-session-idle-ms must be >= 0 (0 keeps sessions until the client deletes them), got %d", c.mcpSessionIdleMs)
+	}
 	if c.http != "" && c.http != "auto" && c.http != "off" {
 		return fmt.Errorf("--http must be auto or off, got %q", c.http)
 	}
@@ -158,6 +168,15 @@ func (c *config) finish() error {
 		}
 	}
 	return nil
+}
+
+// mcpSessionTimeout is --mcp-session-idle-ms as mcp.HTTPOptions wants it:
+// negative for never.
+func (c *config) mcpSessionTimeout() time.Duration {
+	if c.mcpSessionIdleMs == 0 {
+		return -1
+	}
+	return time.Duration(c.mcpSessionIdleMs) * time.Millisecond
 }
 
 // defaultDBPath is $XDG_DATA_HOME/browsertask/browsertask.db, falling back

@@ -19,6 +19,7 @@ import (
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/engine/templates"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/httpguard"
 	"github.com/browsertask/browsertask/mcp"
 )
 
@@ -107,7 +108,7 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Token: token, AllowedOrigins: origins}))
+	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionTimeout: a.cfg.mcpSessionTimeout()}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
@@ -116,9 +117,44 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 	return mux, nil
 }
 
+// The HTTP listener's timeouts (see httpTimeouts).
+const (
+	httpReadHeaderTimeout = 10 * time.Second
+	httpReadTimeout       = 30 * time.Second
+	httpIdleTimeout       = 2 * time.Minute
+)
+
+// httpTimeouts bound how long a client may hold a connection without
+// doing its part, so that slow or stalled clients cannot pile up
+// connections (and their goroutines):
+//   - readHeader: from the first byte of a request to the end of its
+//     headers;
+//   - read: from the first byte to the end of the body (a 4 MiB body at
+//     most, so 30 s is generous even off loopback). Go lifts this deadline
+//     as soon as the body has been read, before the response, so a
+//     long-poll answer or a GET SSE stream lasts as long as it needs;
+//   - idle: a keep-alive connection waiting for its next request.
+//
+// There is no write timeout on purpose: it would cut SSE streams and
+// long-polls (a sync run may take minutes).
+type httpTimeouts struct {
+	readHeader, read, idle time.Duration
+}
+
+// defaultHTTPTimeouts are the timeouts serve and mcp --http=auto use.
+func defaultHTTPTimeouts() httpTimeouts {
+	return httpTimeouts{readHeader: httpReadHeaderTimeout, read: httpReadTimeout, idle: httpIdleTimeout}
+}
+
 // serveHTTP serves h on ln until ctx ends.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, to httpTimeouts) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: to.readHeader,
+		ReadTimeout:       to.read,
+		IdleTimeout:       to.idle,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -148,7 +184,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := mcp.ListenAddrCheck(cfg.addr, tokenOrFile(cfg)); err != nil {
 		return err
 	}
-	cfg.engine.IsRemote = !isLoopback(cfg.addr)
+	cfg.engine.IsRemote = !httpguard.IsLoopbackAddr(cfg.addr)
 	a, err := newApp(ctx, cfg, stderr)
 	if err != nil {
 		return err
@@ -169,7 +205,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error {
-		err := serveHTTP(gctx, ln, h, a.log)
+		err := serveHTTP(gctx, ln, h, a.log, defaultHTTPTimeouts())
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
@@ -214,7 +250,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 			return err
 		} else {
 			a.log.Info("also serving HTTP", "mcp", "http://"+ln.Addr().String()+"/mcp")
-			g.Go(func() error { return serveHTTP(gctx, ln, h, a.log) })
+			g.Go(func() error { return serveHTTP(gctx, ln, h, a.log, defaultHTTPTimeouts()) })
 		}
 	}
 	return g.Wait()
@@ -225,19 +261,6 @@ func tokenOrFile(c *config) string {
 		return "set"
 	}
 	return ""
-}
-
-// isLoopback reports whether addr binds only a loopback interface.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // newLogger builds the stderr logger.

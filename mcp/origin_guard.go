@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/browsertask/browsertask/internal/httpguard"
 )
 
 // originGuard rejects cross-site and DNS-rebinding requests before they
-// reach the MCP handler. The SDK checks Host but not Origin; a web page
-// (including one opened by our own Chromium) must not be able to drive the
-// API from the user's browser.
+// reach the MCP handler. The Host check is httpguard.HostAllowed, the one
+// the dashboard uses too (the SDK's own copy is off, see HTTPHandler). The
+// SDK does not check Origin; a web page (including one opened by our own
+// Chromium) must not be able to drive the API from the user's browser.
 type originGuard struct {
 	allowed map[string]bool
 	log     *slog.Logger
@@ -31,7 +34,7 @@ func newOriginGuard(extra []string, log *slog.Logger) *originGuard {
 // wrap puts the guard in front of next.
 func (g *originGuard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !HostAllowed(r) {
+		if !httpguard.HostAllowed(r) {
 			g.log.Warn("rejected request with non-loopback Host", "host", r.Host, "remote", r.RemoteAddr)
 			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
 			return
@@ -43,26 +46,6 @@ func (g *originGuard) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// HostAllowed is the DNS-rebinding check the MCP endpoint and the
-// dashboard share: a request that arrived on a loopback address must name a
-// loopback host. (Requests on other interfaces need a token, see
-// ListenAddrCheck.)
-func HostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil {
-		return true
-	}
-	lhost, _, err := net.SplitHostPort(local.String())
-	if err != nil || !isLoopbackHost(lhost) {
-		return true
-	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return isLoopbackHost(host)
 }
 
 // originAllowed accepts the daemon's own origins - http on 127.0.0.1,
@@ -77,7 +60,7 @@ func (g *originGuard) originAllowed(r *http.Request, origin string) bool {
 		return true
 	}
 	u, _ := url.Parse(n)
-	if u.Scheme != "http" || !isLoopbackHost(u.Hostname()) {
+	if u.Scheme != "http" || !httpguard.IsLoopbackHost(u.Hostname()) {
 		return false
 	}
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)

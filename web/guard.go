@@ -1,12 +1,11 @@
 package web
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
+	"net/url"
 	"strings"
 
-	"github.com/browsertask/browsertask/mcp"
+	"github.com/browsertask/browsertask/internal/httpguard"
 )
 
 // tokenCookie holds the dashboard token after a /login?token= visit.
@@ -16,15 +15,21 @@ const tokenCookie = "browsertask_token"
 const maxFormBytes = 4 << 20
 
 // guard wraps the routes in the dashboard's security checks, in order:
-// the Host check against DNS rebinding (403), Go's cross-origin protection
-// for every non-GET request (403: a page on another origin cannot cancel or
-// start runs), the token when one is configured (401, except /login and
-// /static/), and a body cap. Every response gets nosniff and no framing.
+// the Host check against DNS rebinding (403, httpguard.HostAllowed, the
+// same function /mcp uses), the cross-site check for every state-changing
+// request (403: a page on another origin cannot cancel or start runs, see
+// crossSite) followed by Go's cross-origin protection, the token when one
+// is configured (401, except /login and /static/), and a body cap. Every
+// response gets nosniff and no framing.
 func (d *Dashboard) guard(next http.Handler) http.Handler {
+	deny := func(w http.ResponseWriter, r *http.Request, why string) {
+		d.log.Warn("dashboard: cross-site request refused", "method", r.Method, "path", r.URL.Path,
+			"why", why, "origin", r.Header.Get("Origin"), "referer", r.Header.Get("Referer"), "sec-fetch-site", r.Header.Get("Sec-Fetch-Site"))
+		http.Error(w, "Forbidden: cross-origin request ("+why+")", http.StatusForbidden)
+	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d.log.Warn("dashboard: cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
-		http.Error(w, "Forbidden: cross-origin request", http.StatusForbidden)
+		deny(w, r, "refused by the cross-origin protection")
 	}))
 	var checked http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if d.opts.Token != "" && !d.authorized(r) && r.URL.Path != "/login" && !strings.HasPrefix(r.URL.Path, "/static/") {
@@ -43,30 +48,75 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		if !mcp.HostAllowed(r) {
+		if !httpguard.HostAllowed(r) {
 			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+			return
+		}
+		if why := crossSite(r); why != "" {
+			deny(w, r, why)
 			return
 		}
 		checked.ServeHTTP(w, r)
 	})
 }
 
-// authorized reports whether r carries the token, as a bearer header or the
-// login cookie, compared in constant time over hashes.
-func (d *Dashboard) authorized(r *http.Request) bool {
-	got := ""
-	if auth := r.Header.Get("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-		got = strings.TrimSpace(auth[7:])
-	} else if c, err := r.Cookie(tokenCookie); err == nil {
-		got = c.Value
+// crossSite says why a state-changing request (any method but GET, HEAD
+// and OPTIONS) must be refused as coming from another origin, or "" when it
+// may go on. The request's own origin is its Host. A browser tells where a
+// request comes from in up to three headers, each refused when it names
+// another origin:
+//   - Sec-Fetch-Site other than same-origin or none (same-site too: a page
+//     on localhost:3000 is another origin);
+//   - Origin not naming this host and port ("null" included);
+//   - without Origin, a Referer not on this host and port (a browser that
+//     sends no Origin still sends the Referer of the page that posted;
+//     http.CrossOriginProtection alone let it through).
+//
+// A request with none of them is not from a browser page (curl, scripts)
+// and goes on: CSRF needs a victim's browser, and with a token set the
+// token still has to be presented.
+func crossSite(r *http.Request) string {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return ""
 	}
-	return tokensEqual(got, d.opts.Token)
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return "Sec-Fetch-Site: " + site
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !sameOrigin(origin, r.Host) {
+			return "Origin is another origin"
+		}
+		return ""
+	}
+	if ref := r.Header.Get("Referer"); ref != "" && !sameOrigin(ref, r.Host) {
+		return "Referer is another origin"
+	}
+	return ""
 }
 
-// tokensEqual compares in constant time (hashing first hides the length).
-func tokensEqual(got, want string) bool {
-	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
-	return got != "" && subtle.ConstantTimeCompare(g[:], w[:]) == 1
+// sameOrigin reports whether the URL raw (an Origin or a Referer) is on
+// host (the request's Host: name and port), letter case aside.
+func sameOrigin(raw, host string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, host)
+}
+
+// authorized reports whether r carries the token, as a bearer header or the
+// login cookie, compared in constant time (httpguard.TokenEqual).
+func (d *Dashboard) authorized(r *http.Request) bool {
+	got, ok := httpguard.BearerToken(r)
+	if !ok {
+		if c, err := r.Cookie(tokenCookie); err == nil {
+			got = c.Value
+		}
+	}
+	return httpguard.TokenEqual(got, d.opts.Token)
 }
 
 // login checks ?token= and sets it as an HttpOnly, SameSite=Strict cookie,
@@ -77,7 +127,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	if !tokensEqual(tok, d.opts.Token) {
+	if !httpguard.TokenEqual(tok, d.opts.Token) {
 		http.Error(w, "Unauthorized: wrong token", http.StatusUnauthorized)
 		return
 	}

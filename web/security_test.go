@@ -162,3 +162,107 @@ type cookieJar struct{ cookies []*http.Cookie }
 
 func (j *cookieJar) SetCookies(_ *url.URL, c []*http.Cookie) { j.cookies = append(j.cookies, c...) }
 func (j *cookieJar) Cookies(*url.URL) []*http.Cookie         { return j.cookies }
+
+// TestCrossSiteStateChangesAreRefused posts a cancel with every combination
+// of the headers a browser uses to say where a request comes from: the
+// cross-site ones get 403 and the run stays queued, the same-origin and
+// header-less (curl) ones cancel it.
+func TestCrossSiteStateChangesAreRefused(t *testing.T) {
+	e := newEnv(t, "", false) // engine stopped: runs stay queued until canceled
+	own := e.srv.URL          // http://127.0.0.1:PORT, the dashboard's origin
+	u, _ := url.Parse(own)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(path string, hdr map[string]string, form url.Values) int {
+		req, _ := http.NewRequest(http.MethodPost, own+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, c := range []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"Referer only, cross-site", map[string]string{"Referer": "http://evil.com/"}, 403},
+		{"Referer only, same host other port", map[string]string{"Referer": "http://127.0.0.1:1/runs"}, 403},
+		{"Referer only, localhost for 127.0.0.1", map[string]string{"Referer": "http://localhost:" + u.Port() + "/"}, 403},
+		{"Referer only, not a URL", map[string]string{"Referer": "::nonsense"}, 403},
+		{"Origin and Sec-Fetch-Site cross-site", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}, 403},
+		{"Origin only, cross-site", map[string]string{"Origin": "http://evil.example"}, 403},
+		{"Origin null", map[string]string{"Origin": "null"}, 403},
+		{"Origin cross-site, Sec-Fetch-Site claims same-origin", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "same-origin"}, 403},
+		{"Origin cross-site, Referer same-origin", map[string]string{"Origin": "http://evil.example", "Referer": own + "/"}, 403},
+		{"Sec-Fetch-Site cross-site only", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"Sec-Fetch-Site same-site (another local port)", map[string]string{"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1:3000"}, 403},
+		{"Sec-Fetch-Site cross-site, same-origin Referer", map[string]string{"Sec-Fetch-Site": "cross-site", "Referer": own + "/runs"}, 403},
+		{"no headers (curl, scripts)", nil, 303},
+		{"own Origin", map[string]string{"Origin": own}, 303},
+		{"own Origin, Sec-Fetch-Site same-origin", map[string]string{"Origin": own, "Sec-Fetch-Site": "same-origin"}, 303},
+		{"own Origin, cross-site Referer", map[string]string{"Origin": own, "Referer": "http://evil.com/"}, 303},
+		{"Referer only, same-origin", map[string]string{"Referer": own + "/runs/x"}, 303},
+		{"Sec-Fetch-Site none (typed by the user)", map[string]string{"Sec-Fetch-Site": "none"}, 303},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := e.submit(map[string]any{"items": 1})
+			if got := post("/runs/"+id+"/cancel", c.hdr, nil); got != c.want {
+				t.Fatalf("POST cancel: status %d, want %d", got, c.want)
+			}
+			want := engine.StatusQueued
+			if c.want == 303 {
+				want = engine.StatusCanceled
+			}
+			if r, _ := e.eng.Get(t.Context(), id); r.Status != want {
+				t.Fatalf("run is %s, want %s", r.Status, want)
+			}
+		})
+	}
+	// Starting a run is guarded the same way: no run is created.
+	before, err := e.eng.List(t.Context(), engine.ListQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"templateId": {"dev_echo"}, "inputs": {`{"items":1}`}}
+	if got := post("/runs", map[string]string{"Referer": "http://evil.com/"}, form); got != 403 {
+		t.Fatalf("POST /runs with a cross-site Referer: status %d, want 403", got)
+	}
+	if after, _ := e.eng.List(t.Context(), engine.ListQuery{Limit: 100}); after.Total != before.Total {
+		t.Fatalf("runs: %d before, %d after a refused start", before.Total, after.Total)
+	}
+	if got := post("/runs", map[string]string{"Referer": own + "/runs/new", "Origin": own}, form); got != 303 {
+		t.Fatalf("POST /runs from the dashboard's own page: status %d, want 303", got)
+	}
+}
+
+// TestDashboardHostCheck: host names are case-insensitive, and the check is
+// the one /mcp uses (httpguard.HostAllowed; mcp's TestHTTPHostCheck has the
+// same table).
+func TestDashboardHostCheck(t *testing.T) {
+	e := newEnv(t, "", false)
+	for host, want := range map[string]int{
+		"LOCALHOST":           200,
+		"Localhost:7788":      200,
+		"127.0.0.1":           200,
+		"[::1]":               200,
+		"[::1]:7788":          200,
+		"evil.example":        403,
+		"localhost.evil.test": 403,
+	} {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET / with Host %q: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}

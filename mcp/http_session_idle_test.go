@@ -1,0 +1,276 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// idleHarness is an HTTP MCP endpoint with a short session timeout.
+type idleHarness struct {
+	t      *testing.T
+	f      *fakeEngine
+	srv    *Server
+	ts     *httptest.Server
+	reaper *idleSessions
+}
+
+func newIdleHarness(t *testing.T, timeout time.Duration) *idleHarness {
+	t.Helper()
+	f := newFakeEngine()
+	srv := NewServer(f, ServerOptions{Version: "test"})
+	h, reaper := srv.httpHandler(HTTPOptions{SessionTimeout: timeout})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &idleHarness{t: t, f: f, srv: srv, ts: ts, reaper: reaper}
+}
+
+// do sends one JSON-RPC body on session sid ("" for none) and returns the
+// status, the body and the session id header.
+func (h *idleHarness) do(ctx context.Context, sid, body string) (int, string, string) {
+	h.t.Helper()
+	code, b, id, err := h.send(ctx, sid, body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return code, b, id
+}
+
+// send is do for other goroutines: it returns the error.
+func (h *idleHarness) send(ctx context.Context, sid, body string) (int, string, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.ts.URL, strings.NewReader(body))
+	if err != nil {
+		return 0, "", "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set(sessionIDHeader, sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := h.ts.Client().Do(req)
+	if err != nil {
+		return 0, "", "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get(sessionIDHeader), err
+}
+
+// open initializes a session and makes one request on it (so every layer
+// holds its state for it); it returns the session id.
+func (h *idleHarness) open() string {
+	h.t.Helper()
+	code, body, sid := h.do(context.Background(), "", initBody)
+	if code != 200 || sid == "" {
+		h.t.Fatalf("initialize: %d %q session %q", code, body, sid)
+	}
+	if code, body, _ := h.do(context.Background(), sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code != 202 {
+		h.t.Fatalf("initialized: %d %s", code, body)
+	}
+	h.ping(sid)
+	return sid
+}
+
+// ping sends a tools/list on sid and wants it answered.
+func (h *idleHarness) ping(sid string) {
+	h.t.Helper()
+	if code, body, _ := h.do(context.Background(), sid, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`); code != 200 || !strings.Contains(body, "run_task_template") {
+		h.t.Fatalf("tools/list on %s: %d %.200s", sid, code, body)
+	}
+}
+
+// live reports whether the SDK still holds session sid.
+func (h *idleHarness) live(sid string) bool {
+	for ss := range h.srv.sdk.Sessions() {
+		if ss.ID() == sid {
+			return true
+		}
+	}
+	return false
+}
+
+// sessions counts the SDK's HTTP sessions.
+func (h *idleHarness) sessions() int {
+	n := 0
+	for ss := range h.srv.sdk.Sessions() {
+		if ss.ID() != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// waitClosed waits until sid is closed and a request on it gets 404.
+func (h *idleHarness) waitClosed(sid string) {
+	h.t.Helper()
+	eventually(h.t, 15*time.Second, "idle session "+sid+" closed", func() bool { return !h.live(sid) })
+	if code, body, _ := h.do(context.Background(), sid, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`); code != http.StatusNotFound {
+		h.t.Fatalf("request on a closed session: %d %s, want 404", code, body)
+	}
+}
+
+func TestHTTPIdleSessionsAreClosed(t *testing.T) {
+	// Long enough that all n sessions are open before the first expires,
+	// even on a loaded machine.
+	h := newIdleHarness(t, 3*time.Second)
+	h.ts.Client().CloseIdleConnections()
+	before := runtime.NumGoroutine()
+	const n = 20
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = h.open()
+	}
+	if got := h.sessions(); got != n {
+		t.Fatalf("%d sessions open, want %d", got, n)
+	}
+	grown := runtime.NumGoroutine()
+	for _, id := range ids {
+		h.waitClosed(id)
+	}
+	if got := h.sessions(); got != 0 {
+		t.Fatalf("%d sessions left, want 0", got)
+	}
+	eventually(t, 5*time.Second, "reaper forgets closed sessions", func() bool { return h.reaper.tracked() == 0 })
+	// Their goroutines are gone too (the 404 requests above did not
+	// create any: an unknown id is not tracked either).
+	h.ts.Client().CloseIdleConnections()
+	eventually(t, 10*time.Second, "goroutines released", func() bool { return runtime.NumGoroutine() <= before+2 })
+	t.Logf("goroutines: %d before, %d with %d sessions, %d after", before, grown, n, runtime.NumGoroutine())
+	if grown < before+n {
+		t.Fatalf("the sessions held %d goroutines; the test no longer measures their release", grown-before)
+	}
+}
+
+func TestHTTPSessionsInUseAreKept(t *testing.T) {
+	// 2 s: far longer than any pause between the busy session's pings,
+	// even on a loaded machine.
+	const timeout = 2 * time.Second
+	h := newIdleHarness(t, timeout)
+
+	// An open GET stream, as a client waiting for notifications holds it.
+	stream := h.open()
+	gctx, stopGET := context.WithCancel(context.Background())
+	t.Cleanup(stopGET) // before the server closes, even when the test fails
+	req, _ := http.NewRequestWithContext(gctx, http.MethodGet, h.ts.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(sessionIDHeader, stream)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := h.ts.Client().Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET stream: %v %v", err, resp)
+	}
+	streamEnded := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, bufio.NewReader(resp.Body))
+		resp.Body.Close()
+		close(streamEnded)
+	}()
+
+	// A long-poll: a sync call waiting for its run.
+	poll := h.open()
+	pctx, stopPoll := context.WithCancel(context.Background())
+	t.Cleanup(stopPoll)
+	pollDone := make(chan string, 1)
+	go func() {
+		_, body, _, _ := h.send(pctx, poll, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_task_template","arguments":{"templateId":"slow","options":{"mode":"sync"}}}}`)
+		pollDone <- body
+	}()
+	eventually(t, 5*time.Second, "sync call waiting", func() bool { _, _, w := h.f.snapshot(); return w == 1 })
+
+	// Regular requests, closer together than the timeout.
+	busy := h.open()
+	stopBusy := make(chan struct{})
+	busyDone := make(chan struct{})
+	go func() {
+		defer close(busyDone)
+		tick := time.NewTicker(timeout / 10)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopBusy:
+				return
+			case <-tick.C:
+				if code, body, _, err := h.send(context.Background(), busy, `{"jsonrpc":"2.0","id":9,"method":"ping"}`); err != nil || code != 200 {
+					t.Errorf("ping on the busy session: %d %v %.200s", code, err, body)
+					return
+				}
+			}
+		}
+	}()
+
+	// Two idle sessions opened one after the other expire: by then the
+	// three in use have each spent two timeouts without being closed.
+	for range 2 {
+		h.waitClosed(h.open())
+	}
+	close(stopBusy)
+	<-busyDone
+	select {
+	case <-streamEnded:
+		t.Fatal("the GET stream was closed while open")
+	default:
+	}
+	for name, id := range map[string]string{"GET stream": stream, "long-poll": poll, "busy": busy} {
+		if !h.live(id) {
+			t.Fatalf("session with a %s was closed", name)
+		}
+	}
+	h.f.finish("run_0001")
+	if body := <-pollDone; !strings.Contains(body, `"succeeded"`) {
+		t.Fatalf("long-poll answer: %.300s", body)
+	}
+	h.ping(stream)
+
+	// Once their use ends, all three expire.
+	stopGET()
+	<-streamEnded
+	for _, id := range []string{stream, poll, busy} {
+		h.waitClosed(id)
+	}
+	eventually(t, 5*time.Second, "reaper forgets closed sessions", func() bool { return h.reaper.tracked() == 0 })
+}
+
+func TestHTTPSessionReaperForgetsGoneSessions(t *testing.T) {
+	h := newIdleHarness(t, time.Hour)
+	// Made-up ids: 404, and nothing is kept for them.
+	for _, id := range []string{"nope", "also-nope"} {
+		if code, _, _ := h.do(context.Background(), id, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); code != 404 {
+			t.Fatalf("unknown session: %d, want 404", code)
+		}
+	}
+	if n := h.reaper.tracked(); n != 0 {
+		t.Fatalf("%d made-up sessions tracked, want 0", n)
+	}
+	// A session ended by DELETE is forgotten at once.
+	sid := h.open()
+	if n := h.reaper.tracked(); n != 1 {
+		t.Fatalf("%d sessions tracked, want 1", n)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, h.ts.URL, nil)
+	req.Header.Set(sessionIDHeader, sid)
+	resp, err := h.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	if n := h.reaper.tracked(); n != 0 {
+		t.Fatalf("%d sessions tracked after DELETE, want 0", n)
+	}
+	// A negative timeout keeps sessions: no reaper at all.
+	if _, reaper := h.srv.httpHandler(HTTPOptions{SessionTimeout: -1}); reaper != nil {
+		t.Fatal("SessionTimeout -1 built a reaper")
+	}
+	if _, reaper := h.srv.httpHandler(HTTPOptions{}); reaper == nil || reaper.timeout != DefaultSessionTimeout {
+		t.Fatalf("SessionTimeout 0: reaper %+v, want one with DefaultSessionTimeout", reaper)
+	}
+}
