@@ -61,6 +61,27 @@ func TestBlackboxPoisonRunCap(t *testing.T) {
 	}
 }
 
+// TestBlackboxPanickingTemplate: dev_echo panics at its 2nd item; the run
+// fails with EXECUTION_ERROR "internal error", the stack is on stderr, and
+// the same process then runs another run to success.
+func TestBlackboxPanickingTemplate(t *testing.T) {
+	t.Parallel()
+	p := startServe(t)
+	cs := connectHTTP(t, p, nil)
+	run := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 3, "panicAtItem": 2}, nil), 60*time.Second)
+	e := sub(run, "error")
+	if run["status"] != "failed" || e["errorCode"] != "EXECUTION_ERROR" || !strings.Contains(fmt.Sprint(e["message"]), "internal error") {
+		t.Fatalf("panicking run: %v %v", run["status"], e)
+	}
+	if !p.logLine("template panicked") || !strings.Contains(p.log(), "goroutine ") {
+		t.Errorf("no panic stack on stderr")
+	}
+	ok := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 2}, nil), 60*time.Second)
+	if ok["status"] != "succeeded" || p.exited() {
+		t.Fatalf("next run: %v %v (exited %v)", ok["status"], ok["error"], p.exited())
+	}
+}
+
 // TestBlackboxSIGSTOPBeyondLease: the only process is stopped (SIGSTOP) for
 // twice its lease while it executes a batch_extract_pages run, then
 // continued. It finds its own lease expired; it must renew it rather than
