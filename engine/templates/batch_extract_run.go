@@ -114,7 +114,7 @@ func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, u
 		// The script threw in the combined evaluation: run it on its own
 		// for its error.
 		xctx, cancel := context.WithTimeout(ctx, max(timeout, 5*time.Second))
-		err = extract(xctx, s, p, opts, out)
+		err = extractFailure(ctx, xctx, extract(xctx, s, p, opts, out), url, r.in.PerPageTimeoutMs)
 		cancel()
 	}
 	if err != nil {

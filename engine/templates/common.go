@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-rod/rod"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -123,4 +126,68 @@ func (p *pageLoad) applyDefaults() {
 	if p.WaitFor == "" {
 		p.WaitFor = browser.WaitLoad
 	}
+}
+
+// tabProbeTimeout bounds tabHealthy's trivial script.
+const tabProbeTimeout = 500 * time.Millisecond
+
+// tabHealthy reports whether tab p may go back to the session's pool: its
+// renderer did not crash and still answers a trivial script promptly. A tab
+// whose renderer is stuck in a script loop, blocked by a JavaScript dialog
+// (alert/confirm/prompt) or still allocating answers neither; the browser
+// package's reset to about:blank does not notice, so pooled it failed the
+// next page loaded in it ("did not answer before the deadline") and a
+// looping renderer kept a CPU core busy for as long as the tab lived.
+// Closing the tab instead ends that renderer.
+func tabHealthy(s *browser.Session, p *rod.Page) bool {
+	if p == nil || s.Crashed(p) {
+		return false
+	}
+	c, cancel := context.WithTimeout(context.Background(), tabProbeTimeout)
+	defer cancel()
+	_, err := s.Eval(c, p, "1")
+	return err == nil
+}
+
+// captureFailure turns the end of a capture's own deadline (cctx, not the
+// run's ctx) into the page's failure, STEP_EXECUTION_FAILED: Chromium's
+// Page.captureScreenshot never answers when it is taken while the page
+// navigates itself (a meta refresh or a script redirect right after the
+// load event), and printing a huge document to PDF can take minutes, so
+// captures are bounded by the page deadline (the input named field).
+// url may be empty (the tab's current page). Other errors pass through.
+func captureFailure(ctx, cctx context.Context, err error, what, url, field string, timeoutMs int) error {
+	var de *engine.Error
+	if err == nil || ctx.Err() != nil || cctx.Err() == nil || errors.As(err, &de) {
+		return err
+	}
+	page, details := "the page", map[string]any{"stage": what, "timeoutMs": timeoutMs}
+	if url != "" {
+		page, details["url"] = url, url
+	}
+	return engine.Wrap(engine.StepExecutionFailed, err,
+		"the %s of %s did not finish within %d ms; the page may have navigated away while it was taken, or be too large (raise %s)", what, page, timeoutMs, field).
+		WithDetails(details)
+}
+
+// extractFailure turns an error of a loaded page's extraction script that
+// is not a domain error into the page's own failure: NAVIGATION_TIMEOUT
+// when the extraction's deadline (xctx, perPageTimeoutMs) passed (a
+// renderer stuck in a loop or behind a dialog, a huge document),
+// STEP_EXECUTION_FAILED otherwise (the document was replaced while it was
+// read: a meta refresh or script redirect right after the load event).
+// Such bare errors used to become EXECUTION_ERROR, which the page
+// templates take for "browser gone": one hostile page failed the whole
+// run. Domain errors and the end of the run's ctx pass through.
+func extractFailure(ctx, xctx context.Context, err error, url string, timeoutMs int) error {
+	var de *engine.Error
+	if err == nil || ctx.Err() != nil || errors.As(err, &de) {
+		return err
+	}
+	if xctx.Err() != nil {
+		return engine.Wrap(engine.NavigationTimeout, err, "%s loaded, but reading it did not finish within %d ms (perPageTimeoutMs)", url, timeoutMs).
+			WithDetails(map[string]any{"url": url, "stage": "extract", "timeoutMs": timeoutMs})
+	}
+	return engine.Wrap(engine.StepExecutionFailed, err, "reading %s failed: %v (the page may have navigated away while it was read)", url, err).
+		WithDetails(map[string]any{"url": url, "stage": "extract"})
 }

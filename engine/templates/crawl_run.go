@@ -24,6 +24,8 @@ type crawlRun struct {
 	prior  map[string]engine.Item
 	sess   *browser.Session
 
+	// order serialises record (as urlPool.record does).
+	order     sync.Mutex
 	mu        sync.Mutex
 	pages     []*crawlPageOut // in completion order (item indexes)
 	ordered   []*crawlPageOut // level by level, in discovery order
@@ -154,7 +156,7 @@ func (r *crawlRun) worker(ctx context.Context, jobs <-chan int, level []string, 
 	)
 	defer func() {
 		if release != nil {
-			release(!s.Crashed(page))
+			release(ctx.Err() == nil && tabHealthy(s, page))
 		}
 	}()
 	for i := range jobs {
@@ -177,7 +179,8 @@ func (r *crawlRun) worker(ctx context.Context, jobs <-chan int, level []string, 
 		if err != nil {
 			return err
 		}
-		if s.Crashed(page) {
+		if s.Crashed(page) || (out.Error != nil && !tabHealthy(s, page)) {
+			// A tab stuck on a hostile page is replaced, not reused.
 			release(false)
 			page, release = nil, nil
 		}
@@ -203,7 +206,7 @@ func (r *crawlRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, u
 	opts := extractOptions{Fields: r.in.Fields, Text: r.in.IncludeText, Links: true, Meta: r.in.IncludeMeta,
 		MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
 	xctx, cancel := context.WithTimeout(ctx, timeoutDur(r.in.PerPageTimeoutMs))
-	err := extract(xctx, s, p, opts, &out.pageOut)
+	err := extractFailure(ctx, xctx, extract(xctx, s, p, opts, &out.pageOut), u, r.in.PerPageTimeoutMs)
 	cancel()
 	if err != nil && out.Error == nil && ctx.Err() == nil {
 		e := engine.AsError(err)
@@ -221,6 +224,10 @@ func (r *crawlRun) record(ctx context.Context, out *crawlPageOut) error {
 	if err != nil {
 		return engine.Wrap(engine.ExecutionError, err, "encode page %s: %v", out.URL, err)
 	}
+	// One checkpoint at a time, in the order progress was counted, so the
+	// last one written carries the final count.
+	r.order.Lock()
+	defer r.order.Unlock()
 	r.mu.Lock()
 	idx := len(r.pages)
 	r.pages = append(r.pages, out)

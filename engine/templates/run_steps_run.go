@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -48,7 +49,7 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	defer func() { release(!s.Crashed(p)) }()
+	defer func() { release(ctx.Err() == nil && tabHealthy(s, p)) }()
 	r := &stepsRun{env: env, in: in, s: s, p: p, values: map[string]any{}, artifacts: []stepArtifact{}}
 	total := len(in.Steps)
 	done := 0
@@ -139,11 +140,19 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 	case "navigate":
 		return r.navigate(ctx, st.URL, st.WaitFor, st.TimeoutMs)
 	case "click":
-		return s.Click(ctx, p, st.Selector, wait)
+		if err := s.Click(ctx, p, st.Selector, wait); err != nil {
+			return err
+		}
+		r.front(ctx)
+		return nil
 	case "type":
 		return s.Type(ctx, p, st.Selector, st.Text, wait)
 	case "press":
-		return s.Press(ctx, p, st.Key)
+		if err := s.Press(ctx, p, st.Key); err != nil {
+			return err
+		}
+		r.front(ctx)
+		return nil
 	case "select":
 		return s.Select(ctx, p, st.Selector, st.Value, wait)
 	case "wait_for":
@@ -156,13 +165,20 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 	case "extract":
 		return r.extract(ctx, st, wait)
 	case "screenshot":
-		img, err := s.Screenshot(ctx, p, browser.ScreenshotOptions{FullPage: st.FullPage})
+		// Captures are bounded like a load (see captureFailure).
+		cctx, cancel := context.WithTimeout(ctx, timeoutDur(r.in.NavigationTimeoutMs))
+		img, err := s.Screenshot(cctx, p, browser.ScreenshotOptions{FullPage: st.FullPage})
+		err = captureFailure(ctx, cctx, err, "screenshot", "", "navigationTimeoutMs", r.in.NavigationTimeoutMs)
+		cancel()
 		if err != nil {
 			return err
 		}
 		return r.store(ctx, i, st.Name, st.Name+".png", "image/png", img)
 	case "pdf":
-		doc, err := s.PDF(ctx, p, browser.PDFOptions{})
+		cctx, cancel := context.WithTimeout(ctx, timeoutDur(r.in.NavigationTimeoutMs))
+		doc, err := s.PDF(cctx, p, browser.PDFOptions{})
+		err = captureFailure(ctx, cctx, err, "PDF", "", "navigationTimeoutMs", r.in.NavigationTimeoutMs)
+		cancel()
 		if err != nil {
 			return err
 		}
@@ -185,6 +201,19 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 		return nil
 	}
 	return engine.Errorf(engine.InvalidParameter, "unknown action %q", st.Action)
+}
+
+// front brings the run's tab to the front again after a click or a key
+// press (best effort, bounded): a popup they open (a target=_blank link,
+// window.open) becomes the visible tab and hides this one
+// (visibilityState "hidden"), and a hidden tab stops rendering, so
+// IntersectionObserver, scroll events and requestAnimationFrame stop:
+// infinite scroll and lazy loading no longer worked for the rest of the
+// run.
+func (r *stepsRun) front(ctx context.Context) {
+	c, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_ = proto.PageBringToFront{}.Call(r.p.Context(c))
 }
 
 // scroll scrolls to the bottom, the top or an element.

@@ -137,7 +137,10 @@ func (t *SavePDF) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 		if fatal != nil || pageErr != nil {
 			return out, pageErr, fatal
 		}
-		doc, err := s.PDF(ctx, p, opts)
+		cctx, cancel := context.WithTimeout(ctx, timeoutDur(in.PerPageTimeoutMs))
+		doc, err := s.PDF(cctx, p, opts)
+		err = captureFailure(ctx, cctx, err, "PDF", url, "perPageTimeoutMs", in.PerPageTimeoutMs)
+		cancel()
 		if err != nil {
 			return pageFailure(ctx, out, err, func(e *engine.Error) { out.Error = e })
 		}

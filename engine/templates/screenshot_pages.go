@@ -146,7 +146,10 @@ func (t *ScreenshotPages) Run(ctx context.Context, env engine.Env) (*engine.Outc
 		if fatal != nil || pageErr != nil {
 			return out, pageErr, fatal
 		}
-		img, err := s.Screenshot(ctx, p, browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Format, Quality: in.Quality})
+		cctx, cancel := context.WithTimeout(ctx, timeoutDur(in.PerPageTimeoutMs))
+		img, err := s.Screenshot(cctx, p, browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Format, Quality: in.Quality})
+		err = captureFailure(ctx, cctx, err, "screenshot", url, "perPageTimeoutMs", in.PerPageTimeoutMs)
+		cancel()
 		if err != nil {
 			return pageFailure(ctx, out, err, func(e *engine.Error) { out.Error = e })
 		}

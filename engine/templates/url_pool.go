@@ -26,6 +26,8 @@ type urlPool struct {
 	setup func(ctx context.Context, s *browser.Session, p *rod.Page) error
 	work  urlWork
 
+	// order serialises record: see there.
+	order   sync.Mutex
 	mu      sync.Mutex
 	outputs []json.RawMessage
 	errs    []*engine.Error
@@ -93,7 +95,8 @@ func (u *urlPool) run(ctx context.Context, n int, open func() (*browser.Session,
 	return firstErr
 }
 
-// worker handles jobs with one tab, replacing it after a renderer crash.
+// worker handles jobs with one tab, replacing it after a renderer crash or
+// when it no longer answers after a failed page (tabHealthy).
 func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan int) error {
 	var (
 		page    *rod.Page
@@ -101,7 +104,8 @@ func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan in
 	)
 	defer func() {
 		if release != nil {
-			release(!s.Crashed(page))
+			// A cancelled run's tab is never pooled: no probe then.
+			release(ctx.Err() == nil && tabHealthy(s, page))
 		}
 	}()
 	for i := range jobs {
@@ -129,7 +133,8 @@ func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan in
 		if fatal != nil {
 			return fatal
 		}
-		if s.Crashed(page) {
+		if s.Crashed(page) || (pageErr != nil && !tabHealthy(s, page)) {
+			// A tab stuck on a hostile page is replaced, not reused.
 			release(false)
 			page, release = nil, nil
 		}
@@ -150,6 +155,11 @@ func (u *urlPool) record(ctx context.Context, i int, out any, pageErr *engine.Er
 	if pageErr != nil {
 		it.Status, it.Error = engine.ItemFailed, pageErr
 	}
+	// Checkpoints are written one at a time, in the order their progress
+	// was counted: written concurrently, an earlier count could land last
+	// and the finished run kept showing it (34/35 pages done).
+	u.order.Lock()
+	defer u.order.Unlock()
 	u.mu.Lock()
 	u.outputs[i], u.errs[i] = raw, pageErr
 	u.done++
