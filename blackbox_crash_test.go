@@ -133,7 +133,12 @@ func TestBlackboxKill9Resume(t *testing.T) {
 			t.Logf("%d Chromium processes gone %v after kill -9", len(chromium), time.Since(killedAt))
 			break
 		}
-		if time.Since(killedAt) > 3*time.Second {
+		// The promise is "Chromium dies with the daemon", not a deadline:
+		// the browser process gets SIGKILL from the kernel at once
+		// (Pdeathsig), its zygote, renderers and utilities exit when they
+		// see it gone, which takes seconds on a loaded machine. The cap
+		// only ends a test where they never do.
+		if time.Since(killedAt) > 30*time.Second {
 			for _, pid := range alive {
 				t.Errorf("Chromium process %d of the killed daemon survives: %s", pid, cmdline(pid))
 			}
