@@ -41,6 +41,7 @@ func (s *Session) watchTab(t *tab) error {
 			}
 		},
 		func(e *proto.FetchRequestPaused) { go s.decide(s.tabTarget(t), t, e) },
+		func(e *proto.PageJavascriptDialogOpening) { go s.answerDialog(s.tabTarget(t), t, e) },
 		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
 		func(e *proto.TargetDetachedFromTarget) { children.end(e.SessionID) },
 	)
@@ -155,7 +156,30 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 	// Subscribe before the child runs, so none of its events is missed.
 	msgs := s.b.Context(ctx).Event()
 	cp, done := bounded()
-	err := setFetch(cp, s.policy.m.fetchPatterns())
+	pats := s.policy.m.fetchPatterns()
+	worker := e.TargetInfo != nil && e.TargetInfo.Type != "iframe" && e.TargetInfo.Type != proto.TargetTargetInfoTypePage
+	var err error
+	switch {
+	case worker && len(pats) == 0:
+		// Nothing to intercept, and workers have no Fetch domain to
+		// disable (the call fails): just let the worker run.
+	case worker:
+		// Dedicated workers have no Fetch domain of their own; service
+		// and shared workers do. Where it is missing, a worker of a
+		// launched browser may still run: under restricted every
+		// connection of a launched browser goes through the egress
+		// proxy, which refuses internal addresses; under local the only
+		// rule is the daemon's own listener, whose Host/Origin checks
+		// refuse requests from pages. On a remote browser (no proxy) it
+		// stays paused (fail closed). Workers left paused would break
+		// every site that uses one.
+		if err = setFetch(cp, pats); err != nil && !s.in.remote {
+			s.log.Debug("worker without request interception; the egress proxy holds its connections", "type", e.TargetInfo.Type, "err", err)
+			err = nil
+		}
+	default:
+		err = setFetch(cp, pats)
+	}
 	if err == nil && e.TargetInfo != nil && (e.TargetInfo.Type == "iframe" || e.TargetInfo.Type == proto.TargetTargetInfoTypePage) {
 		// Page events of the child frame: the origins its later navigations load.
 		err = proto.PageEnable{}.Call(cp)
@@ -201,6 +225,11 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 			if msg.Load(ev) {
 				go s.decide(child, t, ev)
 			}
+		case (&proto.PageJavascriptDialogOpening{}).ProtoEvent():
+			ev := &proto.PageJavascriptDialogOpening{}
+			if msg.Load(ev) {
+				go s.answerDialog(child, t, ev)
+			}
 		case (&proto.TargetAttachedToTarget{}).ProtoEvent():
 			ev := &proto.TargetAttachedToTarget{}
 			if msg.Load(ev) {
@@ -245,6 +274,21 @@ func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) 
 		}
 	}
 	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(tc)
+}
+
+// answerDialog closes a JavaScript dialog at once, so a page that opens
+// one cannot stall its tab (a dialog blocks the renderer, its load and
+// every later CDP evaluation) until the page timeout: alerts and
+// beforeunload prompts are accepted (so a navigation away proceeds),
+// confirm and prompt are dismissed (a run never agrees to something on
+// its own). The message goes to the debug log.
+func (s *Session) answerDialog(target cdpTarget, t *tab, e *proto.PageJavascriptDialogOpening) {
+	defer s.recoverHandler(t, "Page.javascriptDialogOpening")
+	accept := e.Type == proto.PageDialogTypeAlert || e.Type == proto.PageDialogTypeBeforeunload
+	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	err := proto.PageHandleJavaScriptDialog{Accept: accept}.Call(target.with(c))
+	s.log.Debug("answered a JavaScript dialog", "type", e.Type, "accepted", accept, "url", e.URL, "err", err)
 }
 
 // mainDocument reports whether e is the document request of the tab's own
