@@ -1,12 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"strings"
-	"time"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // devResolver returns the URL policy's resolver for --dev-resolve (nil when
@@ -33,8 +32,6 @@ func devResolver(cfg *config) (func(string) ([]netip.Addr, error), error) {
 		if a, ok := fixed[strings.ToLower(host)]; ok {
 			return []netip.Addr{a}, nil
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		return engine.URLPolicy{}.LookupHost(host) // the system resolver
 	}, nil
 }

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -163,17 +162,9 @@ func (rp *requestPolicy) resolve(host string, base func(string) ([]netip.Addr, e
 		return e.addrs, nil
 	}
 	rp.mu.Unlock()
-	var (
-		addrs []netip.Addr
-		err   error
-	)
-	if base != nil {
-		addrs, err = base(host)
-	} else {
-		addrs, err = systemLookup(host)
-	}
-	if err != nil || len(addrs) == 0 {
-		return addrs, err
+	addrs, err := engine.URLPolicy{Resolve: base}.LookupHost(host)
+	if err != nil {
+		return nil, err
 	}
 	rp.mu.Lock()
 	if rp.cache == nil || len(rp.cache) > 4096 {
@@ -182,11 +173,4 @@ func (rp *requestPolicy) resolve(host string, base func(string) ([]netip.Addr, e
 	rp.cache[host] = dnsEntry{addrs: addrs, until: now.Add(dnsCacheTTL)}
 	rp.mu.Unlock()
 	return addrs, nil
-}
-
-// systemLookup resolves host with the system resolver, bounded to 2 s.
-func systemLookup(host string) ([]netip.Addr, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }

@@ -98,14 +98,14 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	requeued := false
+	requeued, renew := false, false
 	for _, r := range runs {
 		if r.OwnerID == e.ownerID && e.executing(r.RunID, r.Attempt) {
 			// Our own execution, whose lease ran out while this process
 			// was paused (SIGSTOP, a suspended laptop): it is still
 			// running here, so the lease is renewed rather than the run
 			// recovered and executed a second time.
-			e.heartbeatOnce(ctx)
+			renew = true
 			continue
 		}
 		rec := Recovery{RunID: r.RunID, OwnerID: r.OwnerID, Now: now, RunTTLMs: e.cfg.RunTTLMs}
@@ -132,6 +132,9 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 			e.log.Info("recovered run with an expired lease", "runId", r.RunID, "to", rec.To)
 			requeued = requeued || rec.To == StatusQueued
 		}
+	}
+	if renew {
+		e.heartbeatOnce(ctx)
 	}
 	if len(runs) > 0 {
 		e.notify()
