@@ -169,9 +169,29 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 	return t, nil
 }
 
-// putTab resets a released tab and pools it, or closes it.
+// healthProbeTimeout bounds Healthy's trivial script.
+const healthProbeTimeout = 500 * time.Millisecond
+
+// Healthy reports whether the renderer of tab p did not crash and still
+// answers a trivial script promptly. A renderer stuck in a script loop or
+// still allocating answers neither, and Page.navigate to about:blank does
+// not notice it (it answers from the browser process): such a tab must be
+// closed, not reused, or it fails the next page loaded in it and keeps a
+// CPU core busy for as long as it lives.
+func (s *Session) Healthy(p *rod.Page) bool {
+	if p == nil || s.Crashed(p) {
+		return false
+	}
+	c, cancel := context.WithTimeout(context.Background(), healthProbeTimeout)
+	defer cancel()
+	_, err := s.Eval(c, p, "1")
+	return err == nil
+}
+
+// putTab resets a released tab and pools it, or closes it (crashed, or
+// stuck: see Healthy).
 func (s *Session) putTab(t *tab, reusable bool) {
-	if reusable && !t.crashed.Load() {
+	if reusable && s.Healthy(t.page) {
 		c, cancel := context.WithTimeout(context.Background(), resetTimeout)
 		_, err := proto.PageNavigate{URL: "about:blank"}.Call(t.page.Context(c))
 		if err == nil && t.emulated.Load() {

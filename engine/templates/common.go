@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-rod/rod"
-
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
@@ -126,27 +124,6 @@ func (p *pageLoad) applyDefaults() {
 	if p.WaitFor == "" {
 		p.WaitFor = browser.WaitLoad
 	}
-}
-
-// tabProbeTimeout bounds tabHealthy's trivial script.
-const tabProbeTimeout = 500 * time.Millisecond
-
-// tabHealthy reports whether tab p may go back to the session's pool: its
-// renderer did not crash and still answers a trivial script promptly. A tab
-// whose renderer is stuck in a script loop, blocked by a JavaScript dialog
-// (alert/confirm/prompt) or still allocating answers neither; the browser
-// package's reset to about:blank does not notice, so pooled it failed the
-// next page loaded in it ("did not answer before the deadline") and a
-// looping renderer kept a CPU core busy for as long as the tab lived.
-// Closing the tab instead ends that renderer.
-func tabHealthy(s *browser.Session, p *rod.Page) bool {
-	if p == nil || s.Crashed(p) {
-		return false
-	}
-	c, cancel := context.WithTimeout(context.Background(), tabProbeTimeout)
-	defer cancel()
-	_, err := s.Eval(c, p, "1")
-	return err == nil
 }
 
 // captureFailure turns the end of a capture's own deadline (cctx, not the

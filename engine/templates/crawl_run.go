@@ -156,7 +156,7 @@ func (r *crawlRun) worker(ctx context.Context, jobs <-chan int, level []string, 
 	)
 	defer func() {
 		if release != nil {
-			release(ctx.Err() == nil && tabHealthy(s, page))
+			release(!s.Crashed(page))
 		}
 	}()
 	for i := range jobs {
@@ -179,7 +179,7 @@ func (r *crawlRun) worker(ctx context.Context, jobs <-chan int, level []string, 
 		if err != nil {
 			return err
 		}
-		if s.Crashed(page) || (out.Error != nil && !tabHealthy(s, page)) {
+		if s.Crashed(page) || (out.Error != nil && !s.Healthy(page)) {
 			// A tab stuck on a hostile page is replaced, not reused.
 			release(false)
 			page, release = nil, nil

@@ -725,7 +725,7 @@ func (s *sweep) runSteps(t *testing.T) {
 // TestHostileStuckTabNotReused: a tab left stuck by a hostile page (a
 // renderer in an endless loop, or behind an alert) does not go back to
 // the session's pool. Run 1 of a named session ends on the stuck page;
-// run 2 in the same session loads an ordinary page. Before tabHealthy,
+// run 2 in the same session loads an ordinary page. Before Session.Healthy,
 // the browser package's reset of the released tab (Page.navigate to
 // about:blank) answered, the stuck tab was pooled, and run 2's page
 // failed with NAVIGATION_TIMEOUT ("did not answer before the deadline")

@@ -150,7 +150,7 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	defer func() { release(ctx.Err() == nil && tabHealthy(s, p)) }()
+	defer func() { release(!s.Crashed(p)) }()
 	total := 4
 	env.SetProgress(engine.Progress{TotalSteps: total, Message: "opening the login page"})
 	if _, pageErr, fatal := loadPage(ctx, s, p, in.URL, browser.WaitLoad, in.PerPageTimeoutMs); fatal != nil || pageErr != nil {

@@ -49,7 +49,7 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	defer func() { release(ctx.Err() == nil && tabHealthy(s, p)) }()
+	defer func() { release(!s.Crashed(p)) }()
 	r := &stepsRun{env: env, in: in, s: s, p: p, values: map[string]any{}, artifacts: []stepArtifact{}}
 	total := len(in.Steps)
 	done := 0

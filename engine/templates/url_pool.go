@@ -96,7 +96,7 @@ func (u *urlPool) run(ctx context.Context, n int, open func() (*browser.Session,
 }
 
 // worker handles jobs with one tab, replacing it after a renderer crash or
-// when it no longer answers after a failed page (tabHealthy).
+// when it no longer answers after a failed page (Session.Healthy).
 func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan int) error {
 	var (
 		page    *rod.Page
@@ -104,8 +104,7 @@ func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan in
 	)
 	defer func() {
 		if release != nil {
-			// A cancelled run's tab is never pooled: no probe then.
-			release(ctx.Err() == nil && tabHealthy(s, page))
+			release(!s.Crashed(page))
 		}
 	}()
 	for i := range jobs {
@@ -133,7 +132,7 @@ func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan in
 		if fatal != nil {
 			return fatal
 		}
-		if s.Crashed(page) || (pageErr != nil && !tabHealthy(s, page)) {
+		if s.Crashed(page) || (pageErr != nil && !s.Healthy(page)) {
 			// A tab stuck on a hostile page is replaced, not reused.
 			release(false)
 			page, release = nil, nil
