@@ -18,7 +18,7 @@ func repoRoot() string {
 }
 
 // templateExtractJS reads the extraction script batch_extract_pages runs
-// (the extractJS constant of engine/templates/page_extract.go) from the
+// (the extractJS constant of templates/page_extract.go) from the
 // source, so the baseline evaluates exactly the same JavaScript without the
 // template having to export it.
 func templateExtractJS() (string, error) {

@@ -11,9 +11,9 @@ import (
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/engine/templates"
 	"github.com/browsertask/browsertask/internal/devtpl"
 	"github.com/browsertask/browsertask/mcp"
+	"github.com/browsertask/browsertask/templates"
 )
 
 // inproc is the daemon wired in this process exactly as `browsertask serve`

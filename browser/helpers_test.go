@@ -2,28 +2,17 @@ package browser
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
-)
 
-// requireChromium skips the test when no browser is installed, unless CI is
-// set, where a missing browser is a failure.
-func requireChromium(t *testing.T) {
-	t.Helper()
-	if _, err := findBinary(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Chromium is required in CI: %v", err)
-		}
-		t.Skipf("no Chromium: %v", err)
-	}
-}
+	"github.com/browsertask/browsertask/internal/fixture"
+)
 
 // newManager returns a Manager with its profiles under a test temp dir,
 // closed when the test ends.
 func newManager(t *testing.T, o Options) *Manager {
 	t.Helper()
-	requireChromium(t)
+	fixture.NeedChromium(t)
 	if o.TempDir == "" {
 		o.TempDir = t.TempDir()
 	}

@@ -225,7 +225,7 @@ func TestSweepRemovesDeadProfiles(t *testing.T) {
 }
 
 func TestRemoteEndpointPool(t *testing.T) {
-	requireChromium(t)
+	fixture.NeedChromium(t)
 	srv := fixture.New(t)
 	bin, _ := findBinary()
 	ctx := testCtx(t, 40*time.Second)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // TestHelperLaunchAndWait is not a test: run as a child process by
@@ -35,7 +37,7 @@ func TestHelperLaunchAndWait(t *testing.T) {
 // SIGKILL (no chance to clean up) and checks the kernel took the browser
 // down with it; the next Manager sweeps the profile it left behind.
 func TestNoOrphanAfterKill9(t *testing.T) {
-	requireChromium(t)
+	fixture.NeedChromium(t)
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLaunchAndWait$", "-test.v")
 	cmd.Env = append(os.Environ(), "BROWSERTASK_HELPER=1", "BROWSERTASK_HELPER_DIR="+dir)

@@ -7,7 +7,7 @@ import (
 )
 
 // Template is one kind of browser job. Adding a template means one file in
-// engine/templates implementing this interface, plus its test and fixtures.
+// templates/ implementing this interface, plus its test and fixtures.
 type Template interface {
 	// Info describes the template for list_task_templates and validation.
 	Info() TemplateInfo

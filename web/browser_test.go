@@ -13,19 +13,8 @@ import (
 	"github.com/go-rod/rod/lib/launcher"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
-
-// needChromium skips without /usr/bin/chromium, unless CI is set.
-func needChromium(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("Chromium is required at /usr/bin/chromium when CI is set (apt-get install chromium)")
-	}
-	t.Skip("Chromium not found at /usr/bin/chromium")
-}
 
 // saveDashboardShot copies the runs-list screenshot to
 // $BROWSERTASK_SCREENSHOT_DIR when set (how docs/dashboard.png is refreshed).
@@ -94,7 +83,7 @@ func text(t *testing.T, p *rod.Page, js string) string {
 }
 
 func TestDashboardInChromium(t *testing.T) {
-	needChromium(t)
+	fixture.NeedChromium(t)
 	e := newEnv(t, "", true)
 	shots := t.TempDir() // screenshots of every step
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

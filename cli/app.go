@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/db"
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/mcp"
+	"github.com/browsertask/browsertask/templates"
+	"github.com/browsertask/browsertask/web"
+)
+
+// app is one wired process: database, browser manager, engine, MCP server.
+type app struct {
+	cfg     *config
+	log     *slog.Logger
+	db      *db.DB
+	browser *browser.Manager
+	engine  *engine.Engine
+	mcp     *mcp.Server
+}
+
+// newApp opens the database and wires everything; close releases it.
+func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
+	log, err := newLogger(cfg, stderr)
+	if err != nil {
+		return nil, err
+	}
+	store, err := db.Open(ctx, cfg.dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", cfg.dbPath, err)
+	}
+	var browsers []string
+	for _, b := range strings.Split(cfg.browsers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			browsers = append(browsers, b)
+		}
+	}
+	resolve, err := devResolver(cfg)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	bm := browser.NewManager(browser.Options{
+		Resolve: resolve,
+		Browser: browsers, Headed: cfg.headed, Logger: log.With("component", "browser"),
+		MaxTabsPerSession: cfg.engine.MaxTabsPerSession,
+		// Every request of every tab is held to the URL policy (03 §3.3).
+		TrustLevel: cfg.engine.TrustLevel, AllowFileURLs: cfg.engine.AllowFileURLs,
+	})
+	tpls := templates.All(bm)
+	if cfg.devTemplates {
+		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true})
+	}
+	eng, err := engine.New(engine.Options{
+		Store: store, Templates: tpls, Sessions: bm, Browser: bm,
+		Config: cfg.engine, Logger: log.With("component", "engine"),
+		Version: Version, ProtocolVersions: mcp.ProtocolVersions(),
+	})
+	if err != nil {
+		bm.Close()
+		store.Close()
+		return nil, err
+	}
+	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: Version, Logger: log.With("component", "mcp")})
+	return &app{cfg: cfg, log: log, db: store, browser: bm, engine: eng, mcp: srv}, nil
+}
+
+// close releases the browser and the database (after the engine stopped).
+func (a *app) close() {
+	if err := a.browser.Close(); err != nil {
+		a.log.Warn("close browser", "err", err)
+	}
+	if err := a.db.Close(); err != nil {
+		a.log.Warn("close database", "err", err)
+	}
+}
+
+// httpHandler serves /mcp, a readiness probe and the dashboard at /.
+func (a *app) httpHandler(addr string) (http.Handler, error) {
+	// Pages opened by our own browser must never reach our own API.
+	a.browser.DenyHost(addr)
+	token := a.cfg.token
+	if a.cfg.tokenFile != "" {
+		b, err := os.ReadFile(a.cfg.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("read --token-file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	var origins []string
+	for _, o := range strings.Split(a.cfg.allowedOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			origins = append(origins, o)
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionTimeout: a.cfg.mcpSessionTimeout()}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("/", a.dashboard(token, addr))
+	return mux, nil
+}
+
+// dashboard builds the web dashboard for this app, served at "/" next to
+// /mcp with the same token.
+func (a *app) dashboard(token, addr string) *web.Dashboard {
+	bin, err := os.Executable()
+	if err != nil {
+		bin = "browsertask"
+	}
+	return web.New(web.Options{
+		Engine: a.engine, Token: token, DBPath: a.cfg.dbPath, Addr: addr, Binary: bin,
+		Version: Version, Logger: a.log.With("component", "web"),
+	})
+}
+
+// openForCLI parses a read/cancel subcommand's flags and opens the app
+// (database and engine, not started: nothing is claimed or executed).
+func openForCLI(ctx context.Context, name string, sub *cmdFlags, args []string, getenv func(string) string, stderr io.Writer) (*app, error) {
+	cfg, err := parseFlags(name, args, getenv, stderr, sub)
+	if err != nil {
+		return nil, err
+	}
+	return newApp(ctx, cfg, stderr)
+}
+
+// peerAlive reports whether another process heartbeated recently.
+func (a *app) peerAlive(ctx context.Context) bool {
+	owners, err := a.db.ListOwners(ctx)
+	if err != nil {
+		return false
+	}
+	fresh := time.Now().Add(-3 * a.cfg.engine.HeartbeatInterval).UnixMilli()
+	for _, o := range owners {
+		if o.ID != a.engine.OwnerID() && o.HeartbeatAt >= fresh {
+			return true
+		}
+	}
+	return false
+}
+
+// domainErr turns a domain error into a message with its recovery advice.
+func domainErr(err error) error {
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	return fmt.Errorf("%s: %s\n  recovery: %s", e.Code, e.Message, e.Recovery)
+}
+
+// printJSON writes v as indented JSON with a newline.
+func printJSON(w io.Writer, v any) error {
+	if r, ok := v.(*engine.Run); ok && r.ArtifactIDs == nil {
+		c := *r
+		c.ArtifactIDs = []string{}
+		v = &c
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// cli runs a browsertask command in this process, as main would, and
+// returns stdout, stderr and the exit code run's error maps to.
+func cli(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	home := t.TempDir()
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	err := Run(ctx, append([]string{"browsertask"}, args...), getenv, strings.NewReader(stdin), &out, &errb)
+	code := 0
+	var ee ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = int(ee)
+	case err != nil:
+		code = 1
+		errb.WriteString("browsertask: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
+// runJSON decodes a Run printed on stdout.
+func runJSON(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("stdout is not the Run JSON: %v\n%s", err, out)
+	}
+	return r
+}
+
+func TestCLIRunPrintsTheTerminalRunAndExitCodes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bt.db")
+	out, errs, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--input", "items=3", "--input", "sleepMs=20", "--input", "content=hello")
+	r := runJSON(t, out)
+	if code != 0 || r["status"] != "succeeded" || r["progress"].(map[string]any)["doneSteps"].(float64) != 3 {
+		t.Fatalf("exit %d, run %v\nstderr: %s", code, r, errs)
+	}
+	if !strings.Contains(errs, " succeeded 3/3") || strings.Contains(errs, "\r") {
+		t.Fatalf("stderr (not a TTY) should have plain progress lines: %q", errs)
+	}
+	arts := r["artifactIds"].([]any)
+	file := filepath.Join(t.TempDir(), "a.txt")
+	if _, errs, code := cli(t, "", "artifact", arts[0].(string), "-o", file, "--db", db, "--dev-templates"); code != 0 {
+		t.Fatalf("artifact: exit %d %s", code, errs)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "hello" {
+		t.Fatalf("artifact file %q", b)
+	}
+	// A failed run exits 1 and still prints the Run with its error.
+	out, _, code = cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--input", "fail=true")
+	if r := runJSON(t, out); code != 1 || r["status"] != "failed" || r["error"].(map[string]any)["errorCode"] != "STEP_EXECUTION_FAILED" {
+		t.Fatalf("failed run: exit %d %v", code, r)
+	}
+	// A bad submission exits 1 with the tool's message on stderr.
+	out, errs, code = cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--input", "sleepMs=soon")
+	if code != 1 || out != "" || !strings.Contains(errs, "INVALID_PARAMETER: inputs.sleepMs") || !strings.Contains(errs, "recovery:") {
+		t.Fatalf("bad input: exit %d out %q err %q", code, out, errs)
+	}
+	// --inputs from stdin.
+	out, _, code = cli(t, `{"items":2}`, "run", "dev_echo", "--dev-templates", "--db", db, "--inputs", "-")
+	if r := runJSON(t, out); code != 0 || r["progress"].(map[string]any)["totalSteps"].(float64) != 2 {
+		t.Fatalf("--inputs -: exit %d %v", code, r)
+	}
+	out, _, _ = cli(t, "", "runs", "--db", db, "--dev-templates", "--status", "succeeded")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "RUN ID") {
+		t.Fatalf("runs table:\n%s", out)
+	}
+}
+
+func TestCLIRunBatchExtractPagesAndPartial(t *testing.T) {
+	fixture.NeedChromium(t)
+	srv := fixture.New(t)
+	db := filepath.Join(t.TempDir(), "bt.db")
+	out, errs, code := cli(t, "", "run", "batch_extract_pages", "--db", db, "--browser", "/usr/bin/chromium",
+		"--input", "urls="+srv.URL("/page/1")+","+srv.URL("/page/2"))
+	r := runJSON(t, out)
+	if code != 0 || r["status"] != "succeeded" || r["progress"].(map[string]any)["doneSteps"].(float64) != 2 {
+		t.Fatalf("batch_extract_pages: exit %d %v\n%s", code, r, errs)
+	}
+	out, errs, code = cli(t, "", "run", "batch_extract_pages", "--db", db, "--browser", "/usr/bin/chromium",
+		"--input", "urls="+srv.URL("/page/3")+","+srv.URL("/status/500"))
+	r = runJSON(t, out)
+	if code != 2 || r["status"] != "partial_success" {
+		t.Fatalf("partial run: exit %d, want 2; %v\n%s", code, r, errs)
+	}
+}
+
+func TestCLIAsyncPrintsTheRunIDAtOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bt.db")
+	start := time.Now()
+	out, errs, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--async", "--input", "sleepMs=5000")
+	el := time.Since(start)
+	if code != 0 || !regexp.MustCompile(`^run_[0-9a-f-]{36}\n$`).MatchString(out) || el > 2*time.Second {
+		t.Fatalf("--async: exit %d after %v, stdout %q, stderr %q", code, el, out, errs)
+	}
+	if !strings.Contains(errs, "stays queued") {
+		t.Fatalf("--async without a daemon should say the run waits: %q", errs)
+	}
+	out, _, _ = cli(t, "", "show", strings.TrimSpace(out), "--db", db, "--dev-templates")
+	if r := runJSON(t, out); r["status"] != "queued" {
+		t.Fatalf("show after --async: %v", r)
+	}
+	t.Logf("--async returned in %v", el.Round(time.Millisecond))
+}
+
+func TestCLIHelpEverywhere(t *testing.T) {
+	for _, cmd := range []string{"run", "runs", "show", "cancel", "artifact", "templates", "sessions", "doctor"} {
+		_, errs, code := cli(t, "", cmd, "--help")
+		if code != 0 || !strings.Contains(errs, "Usage: browsertask "+cmd) || !strings.Contains(errs, "Example") || !strings.Contains(errs, "--db") {
+			t.Errorf("%s --help: exit %d\n%s", cmd, code, errs)
+		}
+	}
+	out, _, code := cli(t, "", "help")
+	if code != 0 || !strings.Contains(out, "browsertask doctor") || !strings.Contains(out, "browsertask run TEMPLATE") {
+		t.Fatalf("help: %s", out)
+	}
+	if _, errs, code := cli(t, "", "show"); code != 1 || !strings.Contains(errs, "missing argument") {
+		t.Fatalf("show without RUN: exit %d %q", code, errs)
+	}
+}

@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/mcp"
+)
+
+// config is everything the serve and mcp commands can be told, by flag,
+// then BROWSERTASK_* environment variable, then default.
+type config struct {
+	addr           string
+	dbPath         string
+	browsers       string
+	headed         bool
+	token          string
+	tokenFile      string
+	allowedOrigins string
+	http           string
+	logLevel       string
+	logFormat      string
+	devTemplates   bool
+	// devResolve ("host=ip,…", with --dev-templates only) answers the
+	// restricted-trust policy's DNS lookups for those names: a test double
+	// for DNS, so black-box tests can present a local fixture as a public
+	// host. Names not listed resolve normally.
+	devResolve string
+
+	engine engine.Config
+
+	leaseMs, heartbeatMs, graceMs, pollMs, recoveryMs, janitorMs int64
+
+	// mcpSessionIdleMs closes an MCP HTTP session unused this long; 0
+	// never does (see mcpSessionTimeout).
+	mcpSessionIdleMs int64
+}
+
+// parseFlags parses args for cmd; it returns flag.ErrHelp after printing help.
+// A CLI subcommand passes a *cmdFlags (cli_flags.go) to add its own flags,
+// usage text and positional arguments.
+func parseFlags(cmd string, args []string, getenv func(string) string, stderr io.Writer, sub ...*cmdFlags) (*config, error) {
+	d := engine.DefaultConfig()
+	c := &config{engine: d}
+	fs := flag.NewFlagSet("browsertask "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:7788", "HTTP listen address for /mcp (loopback unless --token is set)")
+	fs.StringVar(&c.dbPath, "db", defaultDBPath(getenv), "SQLite database file shared by every browsertask process")
+	fs.StringVar(&c.browsers, "browser", "", "Chromium binary path or ws:// CDP endpoint(s), comma-separated (default: system Chromium)")
+	fs.BoolVar(&c.headed, "headed", false, "show the browser window instead of running headless")
+	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token")
+	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra Origin values allowed on /mcp, comma-separated")
+	fs.Int64Var(&c.mcpSessionIdleMs, "mcp-session-idle-ms", mcp.DefaultSessionTimeout.Milliseconds(),
+		"close an MCP HTTP session with no request (POST, open GET stream) for this long; 0 keeps sessions until DELETE")
+	if cmd == "mcp" {
+		fs.StringVar(&c.http, "http", "auto", "also serve HTTP on --addr: auto (if the port is free) or off")
+	}
+	fs.StringVar(&c.devResolve, "dev-resolve", "", "tests only (needs --dev-templates): host=ip pairs, comma-separated, answering the URL policy's DNS lookups")
+	fs.BoolVar(&c.devTemplates, "dev-templates", false, "also register the browserless dev_echo and dev_echo_once templates (tests, benchmarks)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	e := &c.engine
+	fs.IntVar(&e.MaxConcurrentRuns, "max-concurrent-runs", d.MaxConcurrentRuns, "runs executing at once across all processes on this database")
+	fs.IntVar(&e.MaxURLs, "max-urls", d.MaxURLs, "most URLs one run may take")
+	fs.IntVar(&e.MaxTabsPerSession, "max-tabs-per-session", d.MaxTabsPerSession, "most tabs one browser session may open")
+	fs.Int64Var(&e.SyncTimeoutMs, "sync-timeout-ms", d.SyncTimeoutMs, "default and maximum timeoutMs of a sync run")
+	fs.Int64Var(&e.AsyncTimeoutMs, "async-timeout-ms", d.AsyncTimeoutMs, "default timeoutMs of an async or auto run")
+	fs.Int64Var(&e.ArtifactMaxChunkSize, "artifact-max-chunk-size", d.ArtifactMaxChunkSize, "largest get_artifact chunk in bytes")
+	fs.Int64Var(&e.ArtifactTTLMs, "artifact-ttl-ms", d.ArtifactTTLMs, "how long artifacts are kept")
+	fs.Int64Var(&e.RunTTLMs, "run-ttl-ms", d.RunTTLMs, "how long finished runs and idempotency keys are kept")
+	fs.Int64Var(&e.AutoSyncBudgetMs, "auto-sync-budget-ms", d.AutoSyncBudgetMs, "how long mode auto waits before answering async")
+	fs.Int64Var(&e.TaskPollIntervalMs, "task-poll-interval-ms", d.TaskPollIntervalMs, "pollInterval suggested to task clients")
+	fs.Int64Var(&e.MaxTaskTTLMs, "max-task-ttl-ms", d.MaxTaskTTLMs, "largest task ttl granted")
+	fs.Int64Var(&e.SessionIdleTTLMs, "session-idle-ttl-ms", d.SessionIdleTTLMs, "a browser session unused this long is closed")
+	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")
+	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
+	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
+	fs.Int64Var(&c.leaseMs, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")
+	fs.Int64Var(&c.heartbeatMs, "heartbeat-ms", d.HeartbeatInterval.Milliseconds(), "lease heartbeat and remote-cancel poll interval")
+	fs.Int64Var(&c.graceMs, "shutdown-grace-ms", d.ShutdownGrace.Milliseconds(), "how long running runs may finish after SIGINT/SIGTERM")
+	fs.Int64Var(&c.pollMs, "poll-ms", d.PollInterval.Milliseconds(), "how often queued runs of other processes are looked for")
+	fs.Int64Var(&c.recoveryMs, "recovery-interval-ms", d.RecoveryInterval.Milliseconds(), "how often expired leases are recovered")
+	fs.Int64Var(&c.janitorMs, "janitor-interval-ms", d.JanitorInterval.Milliseconds(), "how often expired runs and artifacts are purged")
+	shared := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { shared[f.Name] = true })
+	if len(sub) > 0 {
+		return c, sub[0].parse(fs, c, args, getenv, stderr, shared)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: browsertask %s [flags]\n\nEvery flag can also be set as BROWSERTASK_<FLAG> (dashes as underscores), e.g. BROWSERTASK_MAX_CONCURRENT_RUNS=2.\n\nFlags:\n", cmd)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see browsertask %s --help)", fs.Arg(0), cmd)
+	}
+	return c, applyEnv(fs, c, getenv, shared)
+}
+
+// applyEnv sets every shared flag not given on the command line from its
+// BROWSERTASK_* variable, then validates the config.
+func applyEnv(fs *flag.FlagSet, c *config, getenv func(string) string, shared map[string]bool) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || envErr != nil || !shared[f.Name] {
+			return
+		}
+		name := "BROWSERTASK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s=%q: %v", name, v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return envErr
+	}
+	return c.finish()
+}
+
+// finish validates values and derives durations.
+func (c *config) finish() error {
+	e := &c.engine
+	if e.TrustLevel != "local" && e.TrustLevel != "restricted" {
+		return fmt.Errorf("--trust must be local or restricted, got %q", e.TrustLevel)
+	}
+	if e.MaxConcurrentRuns < 1 {
+		return fmt.Errorf("--max-concurrent-runs must be >= 1, got %d", e.MaxConcurrentRuns)
+	}
+	if c.mcpSessionIdleMs < 0 {
+		return fmt.Errorf("--mcp-session-idle-ms must be >= 0 (0 keeps sessions until the client deletes them), got %d", c.mcpSessionIdleMs)
+	}
+	if c.http != "" && c.http != "auto" && c.http != "off" {
+		return fmt.Errorf("--http must be auto or off, got %q", c.http)
+	}
+	ms := func(v int64, name string) (time.Duration, error) {
+		if v < 1 {
+			return 0, fmt.Errorf("--%s must be >= 1, got %d", name, v)
+		}
+		return time.Duration(v) * time.Millisecond, nil
+	}
+	var err error
+	for _, p := range []struct {
+		v    int64
+		name string
+		dst  *time.Duration
+	}{
+		{c.leaseMs, "lease-ms", &e.LeaseDuration},
+		{c.heartbeatMs, "heartbeat-ms", &e.HeartbeatInterval},
+		{c.graceMs, "shutdown-grace-ms", &e.ShutdownGrace},
+		{c.pollMs, "poll-ms", &e.PollInterval},
+		{c.recoveryMs, "recovery-interval-ms", &e.RecoveryInterval},
+		{c.janitorMs, "janitor-interval-ms", &e.JanitorInterval},
+	} {
+		if *p.dst, err = ms(p.v, p.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mcpSessionTimeout is --mcp-session-idle-ms as mcp.HTTPOptions wants it:
+// negative for never.
+func (c *config) mcpSessionTimeout() time.Duration {
+	if c.mcpSessionIdleMs == 0 {
+		return -1
+	}
+	return time.Duration(c.mcpSessionIdleMs) * time.Millisecond
+}
+
+// defaultDBPath is $XDG_DATA_HOME/browsertask/browsertask.db, falling back
+// to ~/.local/share.
+func defaultDBPath(getenv func(string) string) string {
+	base := getenv("XDG_DATA_HOME")
+	if base == "" {
+		home := getenv("HOME")
+		if home == "" {
+			home = "."
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "browsertask", "browsertask.db")
+}
+
+// isHelp reports whether err is the flag package's help request.
+func isHelp(err error) bool { return errors.Is(err, flag.ErrHelp) }
+
+// tokenSet reports whether a token was configured (flag or file).
+func (c *config) tokenSet() bool { return c.token != "" || c.tokenFile != "" }
+
+func tokenOrFile(c *config) string {
+	if c.tokenSet() {
+		return "set"
+	}
+	return ""
+}
+
+// newLogger builds the stderr logger.
+func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch c.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat)
+}

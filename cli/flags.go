@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// cmdFlags describes a CLI subcommand for parseFlags: its own flags, its
+// help text with examples, and how many positional arguments it takes.
+// The shared flags (--db, --browser, --dev-templates, every serve flag) are
+// accepted by every subcommand and read BROWSERTASK_* variables as usual.
+type cmdFlags struct {
+	usage   string // first lines of --help: synopsis, description, examples
+	define  func(fs *flag.FlagSet)
+	minArgs int
+	maxArgs int
+	// args receives the positional arguments; flags may come before,
+	// between or after them.
+	args []string
+}
+
+// parse defines the subcommand's flags on fs, parses args allowing
+// interleaved positionals, then applies the environment to shared flags.
+func (s *cmdFlags) parse(fs *flag.FlagSet, c *config, args []string, getenv func(string) string, stderr io.Writer, shared map[string]bool) error {
+	if s.define != nil {
+		s.define(fs)
+	}
+	// The CLI logs warnings only, unless --log-level says otherwise.
+	if f := fs.Lookup("log-level"); f != nil {
+		f.DefValue = "warn"
+		_ = f.Value.Set("warn")
+	}
+	fs.Usage = func() { s.printUsage(fs, stderr, shared) }
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		s.args = append(s.args, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(s.args) < s.minArgs || len(s.args) > s.maxArgs {
+		fs.Usage()
+		if len(s.args) < s.minArgs {
+			return fmt.Errorf("missing argument (see --help)")
+		}
+		return fmt.Errorf("unexpected argument %q (see --help)", s.args[s.maxArgs])
+	}
+	return applyEnv(fs, c, getenv, shared)
+}
+
+// printUsage prints the help: the command's text, its own flags, then the
+// shared flags most people need.
+func (s *cmdFlags) printUsage(fs *flag.FlagSet, w io.Writer, shared map[string]bool) {
+	fmt.Fprintf(w, "%s\n", strings.TrimSpace(s.usage))
+	own := flag.NewFlagSet("", flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !shared[f.Name] {
+			own.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	n := 0
+	own.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		own.SetOutput(w)
+		own.PrintDefaults()
+	}
+	fmt.Fprintln(w, "\nShared flags (each also BROWSERTASK_<NAME>; see browsertask serve --help for all):")
+	for _, name := range []string{"db", "browser", "dev-templates", "log-level"} {
+		if f := fs.Lookup(name); f != nil {
+			fmt.Fprintf(w, "  --%s\t%s (default %q)\n", name, f.Usage, f.DefValue)
+		}
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal), for the
+// progress bar; tests and pipes get plain lines.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

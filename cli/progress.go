@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// progressPrinter shows a run's progress on stderr: a redrawn bar on a
+// terminal, otherwise plain lines (on every status change and at most one
+// progress line a second), so logs of scripted runs stay readable.
+type progressPrinter struct {
+	w      io.Writer
+	tty    bool
+	start  time.Time
+	last   time.Time
+	status engine.RunStatus
+	drawn  bool
+}
+
+func newProgressPrinter(w io.Writer, tty bool) *progressPrinter {
+	return &progressPrinter{w: w, tty: tty, start: time.Now()}
+}
+
+// update is Wait's onChange callback.
+func (p *progressPrinter) update(r *engine.Run) {
+	if p.tty {
+		p.draw(r)
+		return
+	}
+	now := time.Now()
+	if r.Status != p.status || now.Sub(p.last) >= time.Second {
+		fmt.Fprintf(p.w, "%s %s %s\n", r.RunID, r.Status, counts(r.Progress))
+		p.status, p.last = r.Status, now
+	}
+}
+
+// draw redraws the bar in place.
+func (p *progressPrinter) draw(r *engine.Run) {
+	const width = 30
+	filled := 0
+	if t := r.Progress.TotalSteps; t > 0 {
+		filled = min(width, r.Progress.DoneSteps*width/t)
+	}
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+	el := time.Since(p.start).Round(100 * time.Millisecond)
+	fmt.Fprintf(p.w, "\r\033[K%s %s %-9s %s", bar, counts(r.Progress), r.Status, el)
+	p.drawn = true
+}
+
+// done ends the bar (or prints the final line).
+func (p *progressPrinter) done(r *engine.Run) {
+	if p.tty {
+		p.draw(r)
+		fmt.Fprintln(p.w)
+		return
+	}
+	if r.Status != p.status {
+		fmt.Fprintf(p.w, "%s %s %s\n", r.RunID, r.Status, counts(r.Progress))
+	}
+}
+
+// counts renders "12/40 (1 failed)".
+func counts(pr engine.Progress) string {
+	s := fmt.Sprintf("%d/%d", pr.DoneSteps, pr.TotalSteps)
+	if pr.FailedSteps > 0 {
+		s += fmt.Sprintf(" (%d failed)", pr.FailedSteps)
+	}
+	return s
+}

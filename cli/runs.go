@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// cmdRuns prints a table of runs, newest first.
+func cmdRuns(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var status, tpl string
+	var limit int
+	sub := &cmdFlags{usage: `Usage: browsertask runs [--status S] [--template T] [--limit N] [flags]
+
+Lists runs in the shared database, newest first.
+
+Examples:
+  browsertask runs
+  browsertask runs --status running
+  browsertask runs --template batch_extract_pages --limit 100`, define: func(fs *flag.FlagSet) {
+		fs.StringVar(&status, "status", "", "only runs in this status (queued, running, succeeded, failed, partial_success, canceled)")
+		fs.StringVar(&tpl, "template", "", "only runs of this template")
+		fs.IntVar(&limit, "limit", 20, "most runs listed (1..1000)")
+	}}
+	a, err := openForCLI(ctx, "runs", sub, args, getenv, stderr)
+	if isHelp(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	list, err := a.engine.List(ctx, engine.ListQuery{Status: status, TemplateID: tpl, Limit: limit})
+	if err != nil {
+		return domainErr(err)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN ID\tSTATUS\tTEMPLATE\tPROGRESS\tCREATED\tDURATION")
+	for _, r := range list.Runs {
+		dur := "-"
+		if r.StartedAt != nil {
+			dur = (time.Duration(r.Metrics.ElapsedMs) * time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, r.Status, r.TemplateID, counts(r.Progress),
+			time.UnixMilli(r.CreatedAt).Format("2006-01-02 15:04:05"), dur)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(list.Runs) < list.Total {
+		fmt.Fprintf(stderr, "%d of %d runs shown (use --limit)\n", len(list.Runs), list.Total)
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"context"
+	"io"
+)
+
+// cmdShow prints one run as JSON.
+func cmdShow(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	sub := &cmdFlags{usage: `Usage: browsertask show RUN [flags]
+
+Prints the run as JSON (the same object get_task_run returns).
+
+Example:
+  browsertask show run_0b7c...`, minArgs: 1, maxArgs: 1}
+	a, err := openForCLI(ctx, "show", sub, args, getenv, stderr)
+	if isHelp(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	r, err := a.engine.Get(ctx, sub.args[0])
+	if err != nil {
+		return domainErr(err)
+	}
+	return printJSON(stdout, r)
+}

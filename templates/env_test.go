@@ -1,0 +1,123 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// fakeEnv is a minimal in-memory engine.Env.
+type fakeEnv struct {
+	sessionID string
+	inputs    json.RawMessage
+	profile   engine.Profile
+	done      map[string]engine.Item
+	// onCheckpoint, when set, runs after each checkpoint with the count so far.
+	onCheckpoint func(n int)
+
+	mu        sync.Mutex
+	items     []engine.Item
+	progress  []engine.Progress
+	artifacts map[string][]byte
+	mimes     map[string]string
+}
+
+func newEnv(t *testing.T, inputs string) *fakeEnv {
+	t.Helper()
+	return &fakeEnv{
+		sessionID: "sess_" + t.Name(),
+		inputs:    json.RawMessage(inputs),
+		profile:   engine.Profile{MaxURLs: 1000, MaxTabsPerSession: 20, TrustLevel: "local"},
+		artifacts: map[string][]byte{},
+		mimes:     map[string]string{},
+	}
+}
+
+func (e *fakeEnv) RunID() string                { return "run_test" }
+func (e *fakeEnv) SessionID() string            { return e.sessionID }
+func (e *fakeEnv) Inputs() json.RawMessage      { return e.inputs }
+func (e *fakeEnv) Profile() engine.Profile      { return e.profile }
+func (e *fakeEnv) Done() map[string]engine.Item { return e.done }
+func (e *fakeEnv) Logger() *slog.Logger         { return slog.New(slog.DiscardHandler) }
+func (e *fakeEnv) SetProgress(p engine.Progress) {
+	e.mu.Lock()
+	e.progress = append(e.progress, p)
+	e.mu.Unlock()
+}
+
+func (e *fakeEnv) Checkpoint(ctx context.Context, it engine.Item, p engine.Progress) error {
+	e.mu.Lock()
+	e.items = append(e.items, it)
+	e.progress = append(e.progress, p)
+	n := len(e.items)
+	e.mu.Unlock()
+	if e.onCheckpoint != nil {
+		e.onCheckpoint(n)
+	}
+	return ctx.Err()
+}
+
+func (e *fakeEnv) PutArtifact(ctx context.Context, name, mime string, data []byte) (string, error) {
+	if mime == "" {
+		return "", fmt.Errorf("artifact %s without a mime type", name)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.artifacts[name] = data
+	e.mimes[name] = mime
+	return "art_" + name, nil
+}
+
+// artifact returns a stored artifact's bytes and mime type.
+func (e *fakeEnv) artifact(name string) ([]byte, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.artifacts[name], e.mimes[name]
+}
+
+// pagesJSON decodes the pages.json artifact.
+func (e *fakeEnv) pagesJSON(t *testing.T) []pageOut {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []pageOut
+	if err := json.Unmarshal(e.artifacts["pages.json"], &out); err != nil {
+		t.Fatalf("pages.json: %v (%s)", err, e.artifacts["pages.json"])
+	}
+	return out
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *browser.Manager
+	sharedDir  string
+)
+
+// testManager returns a browser manager shared by the package's tests,
+// skipping when Chromium is missing (failing when CI is set).
+func testManager(t *testing.T) *browser.Manager {
+	t.Helper()
+	fixture.NeedChromium(t)
+	sharedOnce.Do(func() {
+		sharedDir, _ = os.MkdirTemp("", "templates-test-")
+		shared = browser.NewManager(browser.Options{TempDir: sharedDir})
+	})
+	return shared
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		_ = shared.Close()
+		_ = os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
