@@ -135,16 +135,16 @@ func TestNavigateDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release(true)
-	nav := func(path, waitFor string, d time.Duration) (NavResult, error, time.Duration) {
+	nav := func(path, waitFor string, d time.Duration) (NavResult, time.Duration, error) {
 		c, cancel := context.WithTimeout(ctx, d)
 		defer cancel()
 		start := time.Now()
 		r, err := s.Navigate(c, p, srv.URL(path), waitFor)
-		return r, err, time.Since(start)
+		return r, time.Since(start), err
 	}
 
 	// A main document that never answers: NAVIGATION_TIMEOUT, request aborted.
-	r, err, took := nav("/hang", WaitLoad, time.Second)
+	r, took, err := nav("/hang", WaitLoad, time.Second)
 	if engine.CodeOf(err) != engine.NavigationTimeout || took > 2500*time.Millisecond || r.Status != 0 {
 		t.Fatalf("/hang: %+v %v after %s", r, err, took)
 	}
@@ -155,7 +155,7 @@ func TestNavigateDeadlines(t *testing.T) {
 	}
 
 	// A hanging sub-resource: the document arrives (200) but load never fires.
-	r, err, _ = nav("/static/hanging-subresource.html", WaitLoad, time.Second)
+	r, _, err = nav("/static/hanging-subresource.html", WaitLoad, time.Second)
 	if engine.CodeOf(err) != engine.NavigationTimeout || r.Status != 200 {
 		t.Fatalf("hanging subresource with load: %+v %v", r, err)
 	}
@@ -170,11 +170,11 @@ func TestNavigateDeadlines(t *testing.T) {
 	}
 
 	// Waiting for a selector does not need the load event.
-	r, err, _ = nav("/static/hanging-subresource.html", "#name", 5*time.Second)
+	r, _, err = nav("/static/hanging-subresource.html", "#name", 5*time.Second)
 	if err != nil || r.Status != 200 {
 		t.Fatalf("selector wait: %+v %v", r, err)
 	}
-	r, err, _ = nav("/static/delayed-element.html", "#late", 5*time.Second)
+	r, _, err = nav("/static/delayed-element.html", "#late", 5*time.Second)
 	if err != nil || r.Status != 200 {
 		t.Fatalf("delayed selector: %+v %v", r, err)
 	}
@@ -183,15 +183,15 @@ func TestNavigateDeadlines(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("navigating away did not abort the hanging sub-resource")
 	}
-	_, err, _ = nav("/page/1", "#missing", 700*time.Millisecond)
+	_, _, err = nav("/page/1", "#missing", 700*time.Millisecond)
 	if engine.CodeOf(err) != engine.ElementNotFound {
 		t.Fatalf("missing selector: %v", err)
 	}
-	_, err, _ = nav("/page/1", "#[bad", 2*time.Second)
+	_, _, err = nav("/page/1", "#[bad", 2*time.Second)
 	if engine.CodeOf(err) != engine.InvalidParameter {
 		t.Fatalf("invalid selector: %v", err)
 	}
-	r, err, _ = nav("/page/4", WaitNetworkIdle, 5*time.Second)
+	r, _, err = nav("/page/4", WaitNetworkIdle, 5*time.Second)
 	if err != nil || r.Status != 200 {
 		t.Fatalf("networkidle: %+v %v", r, err)
 	}

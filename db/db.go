@@ -158,13 +158,8 @@ func (d *DB) writeTx(ctx context.Context, fn func(tx *txn) error) error {
 	return nil
 }
 
-// read runs fn in a read transaction on the read pool, so several queries
-// see one snapshot.
-func (d *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return d.readTx(ctx, func(t *txn) error { return fn(t.Tx) })
-}
-
-// readTx is read with the read pool's cached statements.
+// readTx runs fn in a read transaction on the read pool (so several
+// queries see one snapshot), with the read pool's cached statements.
 func (d *DB) readTx(ctx context.Context, fn func(tx *txn) error) error {
 	tx, err := d.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 )
 
@@ -65,8 +64,6 @@ type Options struct {
 	// ProtocolVersions are the MCP versions served, for the profile.
 	ProtocolVersions []string
 }
-
-var errNotImplemented = errors.New("not implemented")
 
 // Submit validates r and creates a queued run, or returns the existing run
 // for a live idempotency key. It does not wait. Errors: INVALID_PARAMETER,

@@ -149,8 +149,8 @@ func (p *panicTemplate) Info() engine.TemplateInfo {
 func (p *panicTemplate) Check(json.RawMessage, engine.Profile) error { return nil }
 func (p *panicTemplate) Run(context.Context, engine.Env) (*engine.Outcome, error) {
 	if p.calls.Add(1) == 1 {
-		var m map[string]int
-		m["boom"]++ // a nil-map write: a runtime panic, not a deliberate one
+		var s []int
+		_ = s[len(s)] // an index out of range: a runtime panic, not a deliberate one
 	}
 	return &engine.Outcome{Result: map[string]any{"ok": true}}, nil
 }

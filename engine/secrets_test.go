@@ -22,7 +22,6 @@ import (
 type secretTemplate struct {
 	mu   sync.Mutex
 	got  []string
-	fail bool
 }
 
 func (s *secretTemplate) Info() engine.TemplateInfo {

@@ -132,7 +132,8 @@ func artifactResourceError(uri string, err error) error {
 	switch e.Code {
 	case engine.ArtifactNotFound, engine.ArtifactExpired:
 		data, _ := json.Marshal(map[string]any{"uri": uri, "errorCode": e.Code, "message": e.Message, "recovery": e.Recovery})
-		return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: "Resource not found: " + e.Message, Data: data}
+		// -32602 since SEP-2164 (the SDK's deprecated CodeResourceNotFound has the same value).
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + e.Message, Data: data}
 	}
 	return errInternal(err)
 }

@@ -108,7 +108,7 @@ func TestResourceTemplates(t *testing.T) {
 	for _, uri := range []string{"browsertask://runs/run_nope", "browsertask://artifacts/art_nope"} {
 		_, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 		var we *jsonrpc.Error
-		if !errors.As(err, &we) || we.Code != sdk.CodeResourceNotFound {
+		if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams {
 			t.Fatalf("read %s: want resource-not-found, got %v", uri, err)
 		}
 	}
