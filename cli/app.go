@@ -41,12 +41,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", cfg.dbPath, err)
 	}
-	var browsers []string
-	for _, b := range strings.Split(cfg.browsers, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			browsers = append(browsers, b)
-		}
-	}
+	browsers := splitList(cfg.browsers)
 	resolve, err := devResolver(cfg)
 	if err != nil {
 		store.Close()
@@ -99,12 +94,7 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 		}
 		token = strings.TrimSpace(string(b))
 	}
-	var origins []string
-	for _, o := range strings.Split(a.cfg.allowedOrigins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			origins = append(origins, o)
-		}
-	}
+	origins := splitList(a.cfg.allowedOrigins)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionTimeout: a.cfg.mcpSessionTimeout()}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -200,13 +200,6 @@ func isHelp(err error) bool { return errors.Is(err, flag.ErrHelp) }
 // tokenSet reports whether a token was configured (flag or file).
 func (c *config) tokenSet() bool { return c.token != "" || c.tokenFile != "" }
 
-func tokenOrFile(c *config) string {
-	if c.tokenSet() {
-		return "set"
-	}
-	return ""
-}
-
 // newLogger builds the stderr logger.
 func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
 	var lvl slog.Level
@@ -221,4 +214,16 @@ func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat)
+}
+
+// splitList is how every comma-separated flag value is read (--browser,
+// --allowed-origins, --dev-resolve): items trimmed, empty items dropped.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

@@ -20,8 +20,8 @@ func devResolver(cfg *config) (func(string) ([]netip.Addr, error), error) {
 		return nil, fmt.Errorf("--dev-resolve is for tests and needs --dev-templates")
 	}
 	fixed := map[string]netip.Addr{}
-	for _, pair := range strings.Split(cfg.devResolve, ",") {
-		host, ip, ok := strings.Cut(strings.TrimSpace(pair), "=")
+	for _, pair := range splitList(cfg.devResolve) {
+		host, ip, ok := strings.Cut(pair, "=")
 		addr, err := netip.ParseAddr(ip)
 		if !ok || host == "" || err != nil {
 			return nil, fmt.Errorf("--dev-resolve: %q is not host=ip (example: public.test=93.184.216.34)", pair)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
@@ -79,13 +78,7 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 // doctorBrowser launches (or connects to) the browser once through the same
 // manager the engine uses and returns its product and version.
 func doctorBrowser(ctx context.Context, cfg *config) (string, error) {
-	var specs []string
-	for _, b := range strings.Split(cfg.browsers, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			specs = append(specs, b)
-		}
-	}
-	m := browser.NewManager(browser.Options{Browser: specs, Headed: cfg.headed})
+	m := browser.NewManager(browser.Options{Browser: splitList(cfg.browsers), Headed: cfg.headed})
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

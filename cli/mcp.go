@@ -6,7 +6,7 @@ import (
 	"io"
 	"net"
 
-	"github.com/browsertask/browsertask/mcp"
+	"github.com/browsertask/browsertask/internal/httpguard"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -37,7 +37,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return nil
 	})
 	if cfg.http == "auto" {
-		if err := mcp.ListenAddrCheck(cfg.addr, tokenOrFile(cfg)); err != nil {
+		if err := httpguard.CheckListenAddr(cfg.addr, cfg.tokenSet()); err != nil {
 			a.log.Warn("HTTP listener not started", "err", err)
 		} else if ln, err := net.Listen("tcp", cfg.addr); err != nil {
 			a.log.Info("HTTP listener is served by another process; this one serves stdio only", "addr", cfg.addr)

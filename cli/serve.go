@@ -9,7 +9,6 @@ import (
 	"net/http"
 
 	"github.com/browsertask/browsertask/internal/httpguard"
-	"github.com/browsertask/browsertask/mcp"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -22,7 +21,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	if err := mcp.ListenAddrCheck(cfg.addr, tokenOrFile(cfg)); err != nil {
+	if err := httpguard.CheckListenAddr(cfg.addr, cfg.tokenSet()); err != nil {
 		return err
 	}
 	cfg.engine.IsRemote = !httpguard.IsLoopbackAddr(cfg.addr)

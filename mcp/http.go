@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -298,24 +296,4 @@ func bearerAuth(token string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// ListenAddrCheck refuses to serve a non-loopback address without a token:
-// the API drives a browser on this machine, so exposing it unauthenticated
-// to the network is never what anyone wants. addr is host:port; an empty
-// host means every interface.
-func ListenAddrCheck(addr string, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("invalid listen address %q: %v", addr, err)
-	}
-	if token != "" || httpguard.IsLoopbackHost(host) {
-		return nil
-	}
-	shown := host
-	if shown == "" {
-		shown = "all interfaces"
-	}
-	return fmt.Errorf("refusing to listen on %s (%s) without a token: a non-loopback address exposes "+
-		"browser automation to the network; set --token or --token-file, or listen on 127.0.0.1", addr, shown)
 }

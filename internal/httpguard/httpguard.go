@@ -8,6 +8,7 @@ package httpguard
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -38,7 +39,7 @@ func IsLoopbackAddr(addr string) bool {
 // [::1], any letter case, any port). A page on evil.example whose name was
 // rebound to 127.0.0.1 sends Host: evil.example and is refused. Requests
 // that arrived on another interface are not judged here: serving one needs
-// a token (mcp.ListenAddrCheck), and the token is their guard.
+// a token (CheckListenAddr), and the token is their guard.
 func HostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil || !IsLoopbackAddr(local.String()) {
@@ -69,4 +70,25 @@ func BearerToken(r *http.Request) (string, bool) {
 func TokenEqual(got, want string) bool {
 	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
 	return got != "" && subtle.ConstantTimeCompare(g[:], w[:]) == 1
+}
+
+// CheckListenAddr refuses to serve a non-loopback address unless a token
+// is configured (tokenSet: --token or --token-file): the API drives a
+// browser on this machine, so exposing it unauthenticated to the network is
+// never what anyone wants. addr is host:port; an empty host means every
+// interface.
+func CheckListenAddr(addr string, tokenSet bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("invalid listen address %q: %v (example: --addr 127.0.0.1:7788)", addr, err)
+	}
+	if tokenSet || IsLoopbackHost(host) {
+		return nil
+	}
+	shown := host
+	if shown == "" {
+		shown = "all interfaces"
+	}
+	return fmt.Errorf("refusing to listen on %s (%s) without a token: a non-loopback address exposes "+
+		"browser automation to the network; set --token or --token-file, or listen on 127.0.0.1", addr, shown)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +81,33 @@ func TestBearerTokenAndTokenEqual(t *testing.T) {
 	}
 	if !TokenEqual("s3cret", "s3cret") || TokenEqual("s3cre", "s3cret") || TokenEqual("", "") || TokenEqual("S3CRET", "s3cret") {
 		t.Error("TokenEqual: wrong answer")
+	}
+}
+
+func TestCheckListenAddr(t *testing.T) {
+	for _, c := range []struct {
+		addr  string
+		token bool
+		ok    bool
+	}{
+		{"127.0.0.1:7788", false, true},
+		{"localhost:7788", false, true},
+		{"[::1]:7788", false, true},
+		{"127.0.0.2:7788", false, true},
+		{"0.0.0.0:7788", false, false},
+		{":7788", false, false},
+		{"192.168.1.5:7788", false, false},
+		{"[::]:7788", false, false},
+		{"example.com:7788", false, false},
+		{"0.0.0.0:7788", true, true},
+		{"nonsense", false, false},
+	} {
+		err := CheckListenAddr(c.addr, c.token)
+		if (err == nil) != c.ok {
+			t.Errorf("CheckListenAddr(%q, %v) = %v, want ok=%v", c.addr, c.token, err, c.ok)
+		}
+		if err != nil && c.addr != "nonsense" && !strings.Contains(err.Error(), "token") {
+			t.Errorf("message does not say how to fix it: %v", err)
+		}
 	}
 }
