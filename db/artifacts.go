@@ -61,12 +61,13 @@ func getArtifact(ctx context.Context, q queryer, artifactID string) (*engine.Art
 	return &a, nil
 }
 
-// ReadArtifact returns up to length bytes starting at offset (fewer at the
-// end; none when offset == size or length <= 0). Only the chunk rows the
-// window touches are read, in one snapshot. Errors: ErrNotFound; an
+// ReadArtifact returns up to p.Length bytes starting at p.Offset (fewer at
+// the end; none when the offset == size or p.Length <= 0). Only the chunk
+// rows the window touches are read, in one snapshot. Errors: ErrNotFound; an
 // ARTIFACT_EXPIRED *engine.Error for a tombstone; an INVALID_PARAMETER
 // *engine.Error for an offset outside [0, size].
-func (d *DB) ReadArtifact(ctx context.Context, artifactID string, offset, length int64) ([]byte, error) {
+func (d *DB) ReadArtifact(ctx context.Context, p engine.ReadArtifactParams) ([]byte, error) {
+	artifactID, offset, length := p.ArtifactID, p.Offset, p.Length
 	var out []byte
 	err := d.readTx(ctx, func(tx *txn) error {
 		a, err := getArtifact(ctx, tx, artifactID)

@@ -42,7 +42,7 @@ func TestArtifactWindows(t *testing.T) {
 		windows = append(windows, [2]int64{off, rng.Int64N(3 * chunkSize)})
 	}
 	for _, w := range windows {
-		b, err := d.ReadArtifact(ctx, "art_1", w[0], w[1])
+		b, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_1", Offset: w[0], Length: w[1]})
 		if err != nil {
 			t.Fatalf("ReadArtifact(%d, %d): %v", w[0], w[1], err)
 		}
@@ -53,7 +53,7 @@ func TestArtifactWindows(t *testing.T) {
 	}
 	var whole []byte
 	for off := int64(0); off < size; off += 100_000 {
-		b, err := d.ReadArtifact(ctx, "art_1", off, 100_000)
+		b, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_1", Offset: off, Length: 100_000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,10 +62,10 @@ func TestArtifactWindows(t *testing.T) {
 	if !bytes.Equal(whole, data) {
 		t.Fatal("sequential reads do not rebuild the artifact")
 	}
-	if _, err := d.ReadArtifact(ctx, "art_1", size+1, 1); engine.CodeOf(err) != engine.InvalidParameter {
+	if _, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_1", Offset: size + 1, Length: 1}); engine.CodeOf(err) != engine.InvalidParameter {
 		t.Fatalf("offset past the end = %v, want INVALID_PARAMETER", err)
 	}
-	if _, err := d.ReadArtifact(ctx, "art_nope", 0, 1); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_nope", Length: 1}); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("unknown artifact = %v, want ErrNotFound", err)
 	}
 	// Only the needed chunks are read: with chunk 0 gone, a window inside
@@ -73,14 +73,14 @@ func TestArtifactWindows(t *testing.T) {
 	if _, err := d.w.ExecContext(ctx, `DELETE FROM artifact_chunks WHERE artifact_id = 'art_1' AND seq = 0`); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := d.ReadArtifact(ctx, "art_1", 3*chunkSize+5, 100); err != nil || !bytes.Equal(b, data[3*chunkSize+5:3*chunkSize+105]) {
+	if b, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_1", Offset: 3*chunkSize + 5, Length: 100}); err != nil || !bytes.Equal(b, data[3*chunkSize+5:3*chunkSize+105]) {
 		t.Fatalf("window in chunk 3 with chunk 0 missing = %v", err)
 	}
-	if _, err := d.ReadArtifact(ctx, "art_1", 10, 10); err == nil {
+	if _, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_1", Offset: 10, Length: 10}); err == nil {
 		t.Fatal("window in a missing chunk read without error")
 	}
 	// The artifact event was appended to the run.
-	evs, _ := d.ListEvents(ctx, "run_1", 1, 0)
+	evs, _ := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_1", AfterSeq: 1})
 	if len(evs) != 1 || evs[0].Type != "artifact" ||
 		string(evs[0].Data) != `{"artifactId":"art_1","name":"blob.bin","mimeType":"application/octet-stream","size":1048593}` {
 		t.Fatalf("artifact event = %+v", evs)
@@ -121,7 +121,7 @@ func TestPutArtifactAllOrNothing(t *testing.T) {
 	if _, err := d.GetArtifact(ctx, "art_2"); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("failed artifact row exists: %v", err)
 	}
-	b, err := d.ReadArtifact(ctx, "art_1", 0, 4)
+	b, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_1", Length: 4})
 	if err != nil || string(b) != "aaaa" {
 		t.Fatalf("original artifact after failed duplicate = %q, %v", b, err)
 	}
@@ -129,7 +129,7 @@ func TestPutArtifactAllOrNothing(t *testing.T) {
 	if err := d.PutArtifact(ctx, engine.Artifact{ID: "art_0", RunID: "run_1", CreatedAt: 1, ExpiresAt: 100}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := d.ReadArtifact(ctx, "art_0", 0, 10); err != nil || len(b) != 0 {
+	if b, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_0", Length: 10}); err != nil || len(b) != 0 {
 		t.Fatalf("empty artifact read = %q, %v", b, err)
 	}
 }

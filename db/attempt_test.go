@@ -43,7 +43,7 @@ func TestStaleExecutionWritesNothing(t *testing.T) {
 	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_1", OwnerID: "owner_a", Attempt: 1, Status: engine.StatusSucceeded, Now: 20002}); !errors.Is(err, engine.ErrConflict) {
 		t.Errorf("stale FinishRun = %v, want ErrConflict", err)
 	}
-	ids, err := d.Heartbeat(ctx, "owner_a", 20003, 40000, []engine.HeldRun{{RunID: "run_1", Attempt: 1}})
+	ids, err := d.Heartbeat(ctx, engine.HeartbeatParams{OwnerID: "owner_a", Now: 20003, LeaseUntil: 40000, Held: []engine.HeldRun{{RunID: "run_1", Attempt: 1}}})
 	if err != nil || len(ids) != 0 {
 		t.Errorf("stale Heartbeat = %v, %v; want no run extended", ids, err)
 	}
@@ -55,7 +55,7 @@ func TestStaleExecutionWritesNothing(t *testing.T) {
 	if err := d.SaveItem(ctx, "run_1", cur, item, engine.Progress{DoneSteps: 1}, 20004); err != nil {
 		t.Fatalf("current SaveItem: %v", err)
 	}
-	ids, err = d.Heartbeat(ctx, "owner_a", 20005, 40000, []engine.HeldRun{{RunID: "run_1", Attempt: 2}})
+	ids, err = d.Heartbeat(ctx, engine.HeartbeatParams{OwnerID: "owner_a", Now: 20005, LeaseUntil: 40000, Held: []engine.HeldRun{{RunID: "run_1", Attempt: 2}}})
 	if err != nil || !reflect.DeepEqual(ids, []string{"run_1"}) {
 		t.Fatalf("current Heartbeat = %v, %v", ids, err)
 	}
@@ -72,7 +72,7 @@ func TestHeartbeatLeavesUnexecutedRunsToExpire(t *testing.T) {
 	d := newDB(t)
 	mustCreate(t, d, queuedRun("run_1", 1))
 	mustClaimOne(t, d, "owner_a", 10)
-	if ids, err := d.Heartbeat(ctx, "owner_a", 20, 99999, nil); err != nil || len(ids) != 0 {
+	if ids, err := d.Heartbeat(ctx, engine.HeartbeatParams{OwnerID: "owner_a", Now: 20, LeaseUntil: 99999}); err != nil || len(ids) != 0 {
 		t.Fatalf("Heartbeat = %v, %v", ids, err)
 	}
 	r, _ := d.GetRun(ctx, "run_1")

@@ -84,14 +84,15 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 	return runs, nil
 }
 
-// Heartbeat records the owner's heartbeat and extends to leaseUntil the
-// lease of each run in held that is still running under this owner in that
+// Heartbeat records the owner's heartbeat and extends to p.LeaseUntil the
+// lease of each run in p.Held that is still running under this owner in that
 // execution (attempt). Only the executions the caller names are extended: a
 // run whose execution ended without its final write (a failed write, a
 // panic) loses its lease and is recovered, instead of holding a slot
 // forever. It returns the ids of the runs extended: a run the caller
 // executes that is missing was cancelled or recovered elsewhere.
-func (d *DB) Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64, held []engine.HeldRun) ([]string, error) {
+func (d *DB) Heartbeat(ctx context.Context, p engine.HeartbeatParams) ([]string, error) {
+	ownerID, now, leaseUntil, held := p.OwnerID, p.Now, p.LeaseUntil, p.Held
 	ids := []string{}
 	err := d.writeTx(ctx, func(tx *txn) error {
 		ids = ids[:0]

@@ -129,7 +129,7 @@ func TestClaimFIFOLimitsLeasesAndSessions(t *testing.T) {
 		t.Fatalf("claim with Max 1 = %v, %v; want run_d", runs, err)
 	}
 	// A status event with the attempt was appended for the claim.
-	evs, err := d.ListEvents(ctx, "run_d", 0, 0)
+	evs, err := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_d"})
 	if err != nil || len(evs) != 2 || evs[1].Type != "status" || string(evs[1].Data) != `{"status":"running","attempt":1}` {
 		t.Fatalf("events of run_d = %+v, %v", evs, err)
 	}
@@ -145,11 +145,11 @@ func TestHeartbeatAndRequeue(t *testing.T) {
 	mustCreate(t, d, queuedRun("run_2", 2))
 	mustClaimOne(t, d, "owner_a", 10)
 	mustClaimOne(t, d, "owner_a", 10)
-	if _, _, err := d.CancelRun(ctx, "run_2", "stop", engine.Errorf(engine.RunCanceled, "stop"), 20, 0); err != nil {
+	if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_2", Reason: "stop", Error: engine.Errorf(engine.RunCanceled, "stop"), Now: 20}); err != nil {
 		t.Fatal(err)
 	}
 	held := []engine.HeldRun{{RunID: "run_1", Attempt: 1}, {RunID: "run_2", Attempt: 1}, {RunID: "run_3", Attempt: 1}}
-	ids, err := d.Heartbeat(ctx, "owner_a", 30, 9999, held)
+	ids, err := d.Heartbeat(ctx, engine.HeartbeatParams{OwnerID: "owner_a", Now: 30, LeaseUntil: 9999, Held: held})
 	if err != nil || !reflect.DeepEqual(ids, []string{"run_1"}) {
 		t.Fatalf("Heartbeat = %v, %v; want [run_1] (run_2 was cancelled, run_3 is not ours)", ids, err)
 	}

@@ -85,10 +85,11 @@ type statusEvent struct {
 	Attempt int              `json:"attempt,omitempty"`
 }
 
-// ListEvents returns the run's events with seq > afterSeq in seq order, at
-// most limit (limit <= 0 means all). An unknown run yields an empty list; the
+// ListEvents returns the run's events with seq > p.AfterSeq in seq order, at
+// most p.Limit (p.Limit <= 0 means all). An unknown run yields an empty list; the
 // engine checks the run first.
-func (d *DB) ListEvents(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, error) {
+func (d *DB) ListEvents(ctx context.Context, p engine.ListEventsParams) ([]engine.Event, error) {
+	runID, afterSeq, limit := p.RunID, p.AfterSeq, p.Limit
 	if limit <= 0 {
 		limit = -1
 	}

@@ -38,7 +38,7 @@ func TestEventSeqContiguousAcrossHandles(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	evs, err := handles[1].ListEvents(ctx, "run_1", 0, 0)
+	evs, err := handles[1].ListEvents(ctx, engine.ListEventsParams{RunID: "run_1"})
 	if err != nil || len(evs) != 1+writers*each {
 		t.Fatalf("ListEvents = %d events, %v; want %d", len(evs), err, 1+writers*each)
 	}
@@ -55,7 +55,7 @@ func TestEventSeqContiguousAcrossHandles(t *testing.T) {
 		t.Fatalf("%d distinct log events, want %d", len(seen), writers*each)
 	}
 	// Paging by afterSeq and limit.
-	page, err := handles[0].ListEvents(ctx, "run_1", 10, 5)
+	page, err := handles[0].ListEvents(ctx, engine.ListEventsParams{RunID: "run_1", AfterSeq: 10, Limit: 5})
 	if err != nil || len(page) != 5 || page[0].Seq != 11 || page[4].Seq != 15 {
 		t.Fatalf("ListEvents(after 10, limit 5) = %+v, %v", page, err)
 	}
@@ -87,7 +87,7 @@ func TestEventCap(t *testing.T) {
 		Result: json.RawMessage(`1`), Now: 6, RunTTLMs: 10}); err != nil {
 		t.Fatal(err)
 	}
-	evs, err := d.ListEvents(ctx, "run_1", 2, 0)
+	evs, err := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_1", AfterSeq: 2})
 	if err != nil || len(evs) != 2 || evs[0].Seq != maxEventsPerRun || evs[0].Type != "progress" ||
 		evs[1].Seq != maxEventsPerRun+1 || evs[1].Type != "status" {
 		t.Fatalf("events past the cap = %+v, %v; want progress@10000 then status@10001", evs, err)

@@ -40,14 +40,15 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 	})
 }
 
-// CancelRun moves a queued or running run to canceled with e as its error,
-// records reason and the cancel_requested flag, sets finished_at and
+// CancelRun moves a queued or running run to canceled with p.Error as its error,
+// records p.Reason and the cancel_requested flag, sets finished_at and
 // expires_at as FinishRun does, appends a "status" event and returns the run
 // as stored. A run already terminal is returned unchanged with changed =
 // false. The owner notices through its context or its next Heartbeat.
 // Errors: ErrNotFound.
-func (d *DB) CancelRun(ctx context.Context, runID, reason string, e *engine.Error, now, runTTLMs int64) (*engine.Run, bool, error) {
-	errJSON, err := encodeError(e)
+func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.Run, bool, error) {
+	runID, reason, now, runTTLMs := p.RunID, p.Reason, p.Now, p.RunTTLMs
+	errJSON, err := encodeError(p.Error)
 	if err != nil {
 		return nil, false, err
 	}

@@ -41,14 +41,14 @@ func TestCompareAndSetWrites(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(items, []engine.Item{item, failed}) {
 		t.Fatalf("ListItems = %+v, %v", items, err)
 	}
-	evs, _ := d.ListEvents(ctx, "run_1", 2, 10)
+	evs, _ := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_1", AfterSeq: 2, Limit: 10})
 	if len(evs) != 2 || evs[0].Type != "item" || string(evs[0].Data) != `{"index":0,"key":"http://a/","status":"succeeded"}` {
 		t.Fatalf("item events = %+v", evs)
 	}
 
 	// Cancel wins; a late FinishRun by the owner is a conflict.
 	cerr := engine.Errorf(engine.RunCanceled, "canceled by the user")
-	run, changed, err := d.CancelRun(ctx, "run_1", "user asked", cerr, 300, 5000)
+	run, changed, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_1", Reason: "user asked", Error: cerr, Now: 300, RunTTLMs: 5000})
 	if err != nil || !changed || run.Status != engine.StatusCanceled || run.CancelReason != "user asked" ||
 		run.FinishedAt == nil || *run.FinishedAt != 300 || run.ExpiresAt != 5300 || run.Error.Code != engine.RunCanceled {
 		t.Fatalf("CancelRun = %+v, %v, %v", run, changed, err)
@@ -69,17 +69,17 @@ func TestCompareAndSetWrites(t *testing.T) {
 		t.Fatalf("run after late finish = %+v; want still canceled, no result", got)
 	}
 	// Cancelling a terminal run changes nothing.
-	again, changed, err := d.CancelRun(ctx, "run_1", "again", cerr, 500, 5000)
+	again, changed, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_1", Reason: "again", Error: cerr, Now: 500, RunTTLMs: 5000})
 	if err != nil || changed || again.CancelReason != "user asked" || *again.FinishedAt != 300 {
 		t.Fatalf("CancelRun on terminal = %+v, %v, %v; want unchanged", again, changed, err)
 	}
-	if _, _, err := d.CancelRun(ctx, "run_nope", "", cerr, 500, 0); !errors.Is(err, engine.ErrNotFound) {
+	if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_nope", Error: cerr, Now: 500}); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("CancelRun(missing) = %v, want ErrNotFound", err)
 	}
 	if err := d.FinishRun(ctx, engine.Finish{RunID: "run_nope", OwnerID: "o", Attempt: 1, Status: engine.StatusFailed}); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("FinishRun(missing) = %v, want ErrNotFound", err)
 	}
-	evs, _ = d.ListEvents(ctx, "run_1", 0, 0)
+	evs, _ = d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_1"})
 	var types []string
 	for _, e := range evs {
 		types = append(types, e.Type)
@@ -93,7 +93,7 @@ func TestCancelQueuedAndFinishValidation(t *testing.T) {
 	ctx := context.Background()
 	d := newDB(t)
 	mustCreate(t, d, queuedRun("run_q", 100))
-	run, changed, err := d.CancelRun(ctx, "run_q", "", engine.Errorf(engine.RunCanceled, "x"), 150, 10)
+	run, changed, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_q", Error: engine.Errorf(engine.RunCanceled, "x"), Now: 150, RunTTLMs: 10})
 	if err != nil || !changed || run.Status != engine.StatusCanceled || run.StartedAt != nil {
 		t.Fatalf("cancel queued = %+v, %v, %v", run, changed, err)
 	}

@@ -96,7 +96,7 @@ func TestIdempotencyKeyFreedWhenRunPurged(t *testing.T) {
 	if _, _, err := d.CreateRun(ctx, queuedRun("run_a", 100), claim); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := d.CancelRun(ctx, "run_a", "", engine.Errorf(engine.RunCanceled, "c"), 200, 100); err != nil {
+	if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_a", Error: engine.Errorf(engine.RunCanceled, "c"), Now: 200, RunTTLMs: 100}); err != nil {
 		t.Fatal(err)
 	}
 	// The run expired (terminal, expires_at 1100) though the key's own
@@ -107,7 +107,7 @@ func TestIdempotencyKeyFreedWhenRunPurged(t *testing.T) {
 	if err != nil || dedup || got.RunID != "run_b" {
 		t.Fatalf("CreateRun after the holder expired = %v, %v, %v; want run_b", got, dedup, err)
 	}
-	if _, err := d.Purge(ctx, 2000, 0, 10); err != nil {
+	if _, err := d.Purge(ctx, engine.PurgeParams{Now: 2000, Batch: 10}); err != nil {
 		t.Fatal(err)
 	}
 	got, dedup, err = d.CreateRun(ctx, queuedRun("run_c", 2100),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // defaultPurgeBatch is used when Purge gets batch <= 0 (04 §4.5: at most 500
@@ -45,13 +47,15 @@ func purgeSteps() []purgeStep {
 	}
 }
 
-// Purge removes expired data in transactions of at most batch rows (batch <=
-// 0 means 500): artifacts past expires_at become tombstones (Expired = true)
-// and lose their chunks; tombstones whose expires_at < tombstoneBefore are
-// deleted; terminal runs with expires_at <= now are deleted with their items,
-// events and idempotency keys. It returns the number of rows deleted or
-// turned into tombstones, and stops early (with ctx's error) when ctx ends.
-func (d *DB) Purge(ctx context.Context, now, tombstoneBefore int64, batch int) (int, error) {
+// Purge removes expired data in transactions of at most p.Batch rows
+// (p.Batch <= 0 means 500): artifacts past expires_at become tombstones
+// (Expired = true) and lose their chunks; tombstones whose expires_at <
+// p.TombstoneBefore are deleted; terminal runs with expires_at <= p.Now are
+// deleted with their items, events and idempotency keys. It returns the
+// number of rows deleted or turned into tombstones, and stops early (with
+// ctx's error) when ctx ends.
+func (d *DB) Purge(ctx context.Context, p engine.PurgeParams) (int, error) {
+	now, tombstoneBefore, batch := p.Now, p.TombstoneBefore, p.Batch
 	if batch <= 0 {
 		batch = defaultPurgeBatch
 	}

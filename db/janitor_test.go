@@ -55,11 +55,11 @@ func TestPurgeRunsInBatches(t *testing.T) {
 	mustCreate(t, d, queuedRun("run_running", 1))
 	mustClaimOne(t, d, "o", 5)
 	mustCreate(t, d, queuedRun("run_fresh", 1))
-	if _, _, err := d.CancelRun(ctx, "run_fresh", "", engine.Errorf(engine.RunCanceled, "c"), 5, 1_000_000); err != nil {
+	if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_fresh", Error: engine.Errorf(engine.RunCanceled, "c"), Now: 5, RunTTLMs: 1_000_000}); err != nil {
 		t.Fatal(err)
 	}
 
-	n, err := d.Purge(ctx, 2000, 0, 4)
+	n, err := d.Purge(ctx, engine.PurgeParams{Now: 2000, Batch: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +79,10 @@ func TestPurgeRunsInBatches(t *testing.T) {
 	if items, events, keys := count(t, d, "run_items"), count(t, d, "run_events"), count(t, d, "idempotency_keys"); items != 0 || keys != 0 || events != 5 {
 		t.Errorf("left items %d, events %d, keys %d; want 0, 5 (survivors'), 0", items, events, keys)
 	}
-	if b, err := d.ReadArtifact(ctx, "art_keep", 0, 10); err != nil || string(b) != "kept" {
+	if b, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_keep", Length: 10}); err != nil || string(b) != "kept" {
 		t.Errorf("artifact of a purged run = %q, %v; want kept", b, err)
 	}
-	if n, err := d.Purge(ctx, 2000, 0, 4); err != nil || n != 0 {
+	if n, err := d.Purge(ctx, engine.PurgeParams{Now: 2000, Batch: 4}); err != nil || n != 0 {
 		t.Errorf("second Purge = %d, %v; want 0", n, err)
 	}
 }
@@ -106,7 +106,7 @@ func TestPurgeArtifactsTombstoneThenDelete(t *testing.T) {
 	sizeBefore := fileSize(t, d.Path())
 
 	// At 100 the artifact expires: tombstone, no chunks (batch 2 < 6 chunks).
-	n, err := d.Purge(ctx, 100, 0, 2)
+	n, err := d.Purge(ctx, engine.PurgeParams{Now: 100, Batch: 2})
 	if err != nil || n != 1+6 {
 		t.Fatalf("Purge = %d, %v; want 7 (1 tombstone + 6 chunks)", n, err)
 	}
@@ -114,7 +114,7 @@ func TestPurgeArtifactsTombstoneThenDelete(t *testing.T) {
 	if err != nil || !a.Expired || a.Size != int64(len(big)) {
 		t.Fatalf("GetArtifact after expiry = %+v, %v; want a tombstone", a, err)
 	}
-	if _, err := d.ReadArtifact(ctx, "art_old", 0, 1); engine.CodeOf(err) != engine.ArtifactExpired {
+	if _, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_old", Length: 1}); engine.CodeOf(err) != engine.ArtifactExpired {
 		t.Fatalf("ReadArtifact of a tombstone = %v, want ARTIFACT_EXPIRED", err)
 	}
 	if c := count(t, d, "artifact_chunks"); c != 1 {
@@ -132,10 +132,10 @@ func TestPurgeArtifactsTombstoneThenDelete(t *testing.T) {
 		t.Errorf("file %d bytes after Compact, was %d; want it to shrink by the artifact", after, sizeBefore)
 	}
 	// The tombstone stays while expires_at >= tombstoneBefore, then goes.
-	if n, err := d.Purge(ctx, 200, 100, 10); err != nil || n != 0 {
+	if n, err := d.Purge(ctx, engine.PurgeParams{Now: 200, TombstoneBefore: 100, Batch: 10}); err != nil || n != 0 {
 		t.Fatalf("Purge(tombstoneBefore=100) = %d, %v; want 0", n, err)
 	}
-	if n, err := d.Purge(ctx, 200, 101, 10); err != nil || n != 1 {
+	if n, err := d.Purge(ctx, engine.PurgeParams{Now: 200, TombstoneBefore: 101, Batch: 10}); err != nil || n != 1 {
 		t.Fatalf("Purge(tombstoneBefore=101) = %d, %v; want 1", n, err)
 	}
 	if _, err := d.GetArtifact(ctx, "art_old"); !errors.Is(err, engine.ErrNotFound) {

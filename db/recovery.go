@@ -60,15 +60,16 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 	})
 }
 
-// FailOrphanedSessionRuns fails the queued runs created before olderThan
+// FailOrphanedSessionRuns fails the queued runs created before p.OlderThan
 // whose session_owner_id names no owner row (the process holding their
 // session is gone), appends their "status" events, and closes the open
-// sessions created before olderThan whose owner row is gone, all in one
+// sessions created before p.OlderThan whose owner row is gone, all in one
 // transaction. The age bound keeps it off a process that is still starting
 // (its sessions may exist a moment before its owner row). It returns the
 // ids of the failed runs.
-func (d *DB) FailOrphanedSessionRuns(ctx context.Context, e *engine.Error, now, olderThan, runTTLMs int64) ([]string, error) {
-	errJSON, err := encodeError(e)
+func (d *DB) FailOrphanedSessionRuns(ctx context.Context, p engine.FailOrphansParams) ([]string, error) {
+	now, olderThan, runTTLMs := p.Now, p.OlderThan, p.RunTTLMs
+	errJSON, err := encodeError(p.Error)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func TestRecovery(t *testing.T) {
 	if err := d.RecoverRun(ctx, engine.Recovery{RunID: "run_2", OwnerID: "owner_a", To: engine.StatusSucceeded, Now: 150}); err == nil {
 		t.Fatal("RecoverRun to succeeded accepted; want an error")
 	}
-	evs, _ := d.ListEvents(ctx, "run_2", 0, 0)
+	evs, _ := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_2"})
 	if last := evs[len(evs)-1]; last.Type != "status" || string(last.Data) != `{"status":"failed","attempt":1}` {
 		t.Fatalf("last event of run_2 = %+v", last)
 	}
@@ -133,7 +133,7 @@ func TestFailOrphanedSessionRuns(t *testing.T) {
 		mustCreate(t, d, q)
 	}
 	lost := engine.Errorf(engine.SessionNotFound, "the session was lost")
-	ids, err := d.FailOrphanedSessionRuns(ctx, lost, 100, 90, 500)
+	ids, err := d.FailOrphanedSessionRuns(ctx, engine.FailOrphansParams{Error: lost, Now: 100, OlderThan: 90, RunTTLMs: 500})
 	if err != nil || len(ids) != 1 || ids[0] != "run_dead" {
 		t.Fatalf("FailOrphanedSessionRuns = %v, %v; want [run_dead]", ids, err)
 	}
@@ -141,7 +141,7 @@ func TestFailOrphanedSessionRuns(t *testing.T) {
 	if r.Status != engine.StatusFailed || !reflect.DeepEqual(r.Error, lost) || r.FinishedAt == nil || *r.FinishedAt != 100 || r.ExpiresAt != 1010 {
 		t.Fatalf("orphaned run = %+v (error %+v)", r, r.Error)
 	}
-	evs, _ := d.ListEvents(ctx, "run_dead", 0, 0)
+	evs, _ := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_dead"})
 	if last := evs[len(evs)-1]; last.Type != "status" || string(last.Data) != `{"status":"failed"}` {
 		t.Fatalf("last event of run_dead = %+v", last)
 	}
@@ -157,7 +157,7 @@ func TestFailOrphanedSessionRuns(t *testing.T) {
 			t.Errorf("session %s = %+v, %v; want closed %v", id, s, err, closed)
 		}
 	}
-	if ids, err := d.FailOrphanedSessionRuns(ctx, lost, 200, 190, 500); err != nil || len(ids) != 1 || ids[0] != "run_young" {
+	if ids, err := d.FailOrphanedSessionRuns(ctx, engine.FailOrphansParams{Error: lost, Now: 200, OlderThan: 190, RunTTLMs: 500}); err != nil || len(ids) != 1 || ids[0] != "run_young" {
 		t.Fatalf("second pass = %v, %v; want [run_young] (now old enough)", ids, err)
 	}
 }

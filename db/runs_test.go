@@ -102,7 +102,7 @@ func TestListRunsOrderFiltersTotal(t *testing.T) {
 	}
 	// run_00 and run_01 end; run_00 is expired at now=5000, run_01 is not.
 	for _, id := range []string{"run_00", "run_01"} {
-		if _, _, err := d.CancelRun(ctx, id, "test", engine.Errorf(engine.RunCanceled, "x"), 200, 0); err != nil {
+		if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: id, Reason: "test", Error: engine.Errorf(engine.RunCanceled, "x"), Now: 200}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -98,10 +98,10 @@ func (d *DB) ListSessions(ctx context.Context, ownerID string) ([]*engine.Sessio
 
 // TouchSession records a use of an open session and moves its expiry.
 // Errors: ErrNotFound for an unknown or closed session.
-func (d *DB) TouchSession(ctx context.Context, sessionID string, now, expiresAt int64) error {
+func (d *DB) TouchSession(ctx context.Context, p engine.TouchSessionParams) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET last_used_at = ?, expires_at = ?
-			WHERE id = ? AND closed_at IS NULL`, now, expiresAt, sessionID)
+			WHERE id = ? AND closed_at IS NULL`, p.Now, p.ExpiresAt, p.SessionID)
 		if err != nil {
 			return fmt.Errorf("db: touch session: %w", err)
 		}

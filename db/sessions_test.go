@@ -60,13 +60,13 @@ func TestListTouchSessionsAndLooseArtifact(t *testing.T) {
 	if err != nil || len(mine) != 1 || mine[0].ID != "sess_b" {
 		t.Fatalf("ListSessions(own_1) = %v, %v", mine, err)
 	}
-	if err := d.TouchSession(ctx, "sess_b", 60, 200); err != nil {
+	if err := d.TouchSession(ctx, engine.TouchSessionParams{SessionID: "sess_b", Now: 60, ExpiresAt: 200}); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := d.GetSession(ctx, "sess_b"); s.LastUsedAt != 60 || s.ExpiresAt != 200 {
 		t.Fatalf("touched session = %+v", s)
 	}
-	if err := d.TouchSession(ctx, "sess_a", 60, 200); !errors.Is(err, engine.ErrNotFound) {
+	if err := d.TouchSession(ctx, engine.TouchSessionParams{SessionID: "sess_a", Now: 60, ExpiresAt: 200}); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("TouchSession(closed) = %v", err)
 	}
 	data := make([]byte, 300<<10)
@@ -75,7 +75,7 @@ func TestListTouchSessionsAndLooseArtifact(t *testing.T) {
 	if err := d.PutLooseArtifact(ctx, a, data); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.ReadArtifact(ctx, "art_loose", int64(len(data)-1), 10)
+	got, err := d.ReadArtifact(ctx, engine.ReadArtifactParams{ArtifactID: "art_loose", Offset: int64(len(data) - 1), Length: 10})
 	if err != nil || len(got) != 1 || got[0] != 7 {
 		t.Fatalf("ReadArtifact = %v, %v", got, err)
 	}

@@ -74,7 +74,7 @@ func TestStatementCache(t *testing.T) {
 	if err != nil || len(items) != 20 {
 		t.Fatalf("ListItems = %d items, %v; want 20", len(items), err)
 	}
-	evs, err := d.ListEvents(ctx, "run_1", 0, 0)
+	evs, err := d.ListEvents(ctx, engine.ListEventsParams{RunID: "run_1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,5 +105,5 @@ func (e *Engine) Events(ctx context.Context, runID string, afterSeq int64, limit
 	if _, err := e.get(ctx, runID); err != nil {
 		return nil, err
 	}
-	return e.store.ListEvents(ctx, runID, afterSeq, limit)
+	return e.store.ListEvents(ctx, ListEventsParams{RunID: runID, AfterSeq: afterSeq, Limit: limit})
 }

@@ -40,7 +40,7 @@ func (e *Engine) EventsAfter(ctx context.Context, runID string, afterSeq int64, 
 	if err != nil {
 		return nil, 0, false, err
 	}
-	evs, err := e.store.ListEvents(ctx, runID, afterSeq, limit)
+	evs, err := e.store.ListEvents(ctx, ListEventsParams{RunID: runID, AfterSeq: afterSeq, Limit: limit})
 	if err != nil {
 		return nil, 0, false, Wrap(ExecutionError, err, "list events: %v", err)
 	}

@@ -201,7 +201,7 @@ func TestEventsResumeAcrossARestartLosesNothing(t *testing.T) {
 			break
 		}
 	}
-	full, err := h2.store.ListEvents(context.Background(), r.RunID, 0, 0)
+	full, err := h2.store.ListEvents(context.Background(), engine.ListEventsParams{RunID: r.RunID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestEventsExpireWithTheRun(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	sawTerminal := false
 	for {
-		full, err := h.store.ListEvents(context.Background(), runID, 0, 0)
+		full, err := h.store.ListEvents(context.Background(), engine.ListEventsParams{RunID: runID})
 		if err != nil {
 			t.Fatal(err)
 		}

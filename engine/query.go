@@ -90,7 +90,7 @@ func (e *Engine) cancel(ctx context.Context, runID, reason string) (*CancelResul
 	if reason != "" {
 		cerr.WithDetails(map[string]any{"reason": reason})
 	}
-	after, changed, err := e.store.CancelRun(ctx, runID, reason, cerr, e.now(), e.cfg.RunTTLMs)
+	after, changed, err := e.store.CancelRun(ctx, CancelRunParams{RunID: runID, Reason: reason, Error: cerr, Now: e.now(), RunTTLMs: e.cfg.RunTTLMs})
 	if errors.Is(err, ErrNotFound) {
 		return nil, Errorf(RunNotFound, "run %q does not exist or has expired", runID)
 	}
@@ -164,7 +164,7 @@ func (e *Engine) readArtifact(ctx context.Context, artifactID string, offset, le
 	if text {
 		want += 3 // room to finish a character that straddles the end
 	}
-	buf, err := e.store.ReadArtifact(ctx, a.ID, offset, want)
+	buf, err := e.store.ReadArtifact(ctx, ReadArtifactParams{ArtifactID: a.ID, Offset: offset, Length: want})
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "read artifact: %v", err)
 	}

@@ -53,7 +53,7 @@ func (e *Engine) ArtifactBytes(ctx context.Context, artifactID string, offset, l
 	if length <= 0 {
 		length = e.cfg.ArtifactMaxChunkSize
 	}
-	b, err := e.store.ReadArtifact(ctx, artifactID, offset, length)
+	b, err := e.store.ReadArtifact(ctx, ReadArtifactParams{ArtifactID: artifactID, Offset: offset, Length: length})
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "read artifact: %v", err)
 	}

@@ -34,7 +34,9 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 	}
 	e.mu.Unlock()
 	now := e.now()
-	held, err := e.store.Heartbeat(ctx, e.ownerID, now, now+e.cfg.LeaseDuration.Milliseconds(), executing)
+	held, err := e.store.Heartbeat(ctx, HeartbeatParams{
+		OwnerID: e.ownerID, Now: now, LeaseUntil: now + e.cfg.LeaseDuration.Milliseconds(), Held: executing,
+	})
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("heartbeat failed", "err", err)
@@ -84,7 +86,9 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	// instead of leaving them queued until they expire.
 	// (Only rows older than a lease: a starting process may create a session
 	// a moment before its owner row exists.)
-	lost, err := e.store.FailOrphanedSessionRuns(ctx, sessionLostError(), now, now-e.cfg.LeaseDuration.Milliseconds(), e.cfg.RunTTLMs)
+	lost, err := e.store.FailOrphanedSessionRuns(ctx, FailOrphansParams{
+		Error: sessionLostError(), Now: now, OlderThan: now - e.cfg.LeaseDuration.Milliseconds(), RunTTLMs: e.cfg.RunTTLMs,
+	})
 	if err != nil && ctx.Err() == nil {
 		e.log.Warn("fail runs of lost sessions failed", "err", err)
 	}
@@ -168,7 +172,7 @@ func sessionLostError() *Error {
 // janitorOnce purges expired rows and shrinks the file.
 func (e *Engine) janitorOnce(ctx context.Context) {
 	now := e.now()
-	n, err := e.store.Purge(ctx, now, now-e.cfg.TombstoneTTL.Milliseconds(), 500)
+	n, err := e.store.Purge(ctx, PurgeParams{Now: now, TombstoneBefore: now - e.cfg.TombstoneTTL.Milliseconds(), Batch: 500})
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("purge failed", "err", err)

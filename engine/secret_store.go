@@ -32,14 +32,14 @@ func (s *secretStore) FinishRun(ctx context.Context, f Finish) error {
 
 // CancelRun redacts the reason and error, and drops the secrets of a run
 // that never started (nothing will execute it).
-func (s *secretStore) CancelRun(ctx context.Context, runID, reason string, e *Error, now, runTTLMs int64) (*Run, bool, error) {
-	if v := s.values(runID); v != nil {
-		reason = redactText(reason, v)
-		e = redactError(e, v)
+func (s *secretStore) CancelRun(ctx context.Context, p CancelRunParams) (*Run, bool, error) {
+	if v := s.values(p.RunID); v != nil {
+		p.Reason = redactText(p.Reason, v)
+		p.Error = redactError(p.Error, v)
 	}
-	run, changed, err := s.Store.CancelRun(ctx, runID, reason, e, now, runTTLMs)
+	run, changed, err := s.Store.CancelRun(ctx, p)
 	if err == nil && changed && run != nil && run.StartedAt == nil {
-		s.vault.forget(runID)
+		s.vault.forget(p.RunID)
 	}
 	return run, changed, err
 }

@@ -86,7 +86,7 @@ func (e *Engine) CreateSession(ctx context.Context, r CreateSessionRequest) (*Se
 		if err != nil {
 			return nil, err
 		}
-		if state, err = e.store.ReadArtifact(ctx, a.ID, 0, a.Size); err != nil {
+		if state, err = e.store.ReadArtifact(ctx, ReadArtifactParams{ArtifactID: a.ID, Length: a.Size}); err != nil {
 			return nil, Wrap(ExecutionError, err, "read artifact: %v", err)
 		}
 	}
@@ -208,7 +208,7 @@ func (e *Engine) ExportSessionState(ctx context.Context, sessionID string) (*Ses
 // touchSession records a use of a named session, pushing its expiry.
 func (e *Engine) touchSession(ctx context.Context, s *Session) {
 	now := e.now()
-	if err := e.store.TouchSession(ctx, s.ID, now, now+e.sessionIdleTTL()); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := e.store.TouchSession(ctx, TouchSessionParams{SessionID: s.ID, Now: now, ExpiresAt: now + e.sessionIdleTTL()}); err != nil && !errors.Is(err, ErrNotFound) {
 		e.log.Debug("touch session failed", "sessionId", s.ID, "err", err)
 	}
 }

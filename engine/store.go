@@ -19,20 +19,20 @@ type Store interface {
 	// ReleaseOwner deletes the owner row and sets lease_expires_at = now on
 	// every run it still holds as running, so any process recovers them at once.
 	ReleaseOwner(ctx context.Context, ownerID string, now int64) error
-	// FailOrphanedSessionRuns fails (with e, terminal timestamps as
+	// FailOrphanedSessionRuns fails (with p.Error, terminal timestamps as
 	// FinishRun, a "status" event each) the queued runs created before
-	// olderThan that are bound to a session whose owner row is gone — its
+	// p.OlderThan that are bound to a session whose owner row is gone — its
 	// process stopped, and the session's browser context with it, so no
 	// process can ever claim them — and closes such sessions created before
-	// olderThan. It returns the ids of the failed runs.
-	FailOrphanedSessionRuns(ctx context.Context, e *Error, now, olderThan, runTTLMs int64) ([]string, error)
-	// Heartbeat sets the owner's heartbeat_at = now and extends to
-	// leaseUntil the lease of each run in held that is still running under
-	// ownerID in that attempt — only those: a row the engine no longer
-	// executes (its final write failed) must lose its lease. It returns the
-	// ids extended; a run the engine executes that is missing from the list
-	// was cancelled or recovered elsewhere and must stop.
-	Heartbeat(ctx context.Context, ownerID string, now, leaseUntil int64, held []HeldRun) ([]string, error)
+	// p.OlderThan. It returns the ids of the failed runs.
+	FailOrphanedSessionRuns(ctx context.Context, p FailOrphansParams) ([]string, error)
+	// Heartbeat sets the owner's heartbeat_at = p.Now and extends to
+	// p.LeaseUntil the lease of each run in p.Held that is still running
+	// under p.OwnerID in that attempt — only those: a row the engine no
+	// longer executes (its final write failed) must lose its lease. It
+	// returns the ids extended; a run the engine executes that is missing
+	// from the list was cancelled or recovered elsewhere and must stop.
+	Heartbeat(ctx context.Context, p HeartbeatParams) ([]string, error)
 
 	// CreateRun inserts run (status queued) and appends a "created" event.
 	// With idem != nil it claims (TemplateID, Key) in the same transaction,
@@ -64,11 +64,12 @@ type Store interface {
 	// expires_at = max(created_at + ttl_ms, now + f.RunTTLMs), and appends a
 	// "status" event. ErrConflict when the CAS fails.
 	FinishRun(ctx context.Context, f Finish) error
-	// CancelRun moves a queued or running run to canceled with e as its error
-	// (CAS), sets cancel_reason, finished_at, expires_at as FinishRun, appends an
-	// event, and returns the run as stored after the write. changed is false
-	// when the run was already terminal (the run is returned unchanged).
-	CancelRun(ctx context.Context, runID, reason string, e *Error, now, runTTLMs int64) (run *Run, changed bool, err error)
+	// CancelRun moves a queued or running run to canceled with p.Error as its
+	// error (CAS), sets cancel_reason, finished_at, expires_at as FinishRun,
+	// appends an event, and returns the run as stored after the write.
+	// changed is false when the run was already terminal (the run is
+	// returned unchanged).
+	CancelRun(ctx context.Context, p CancelRunParams) (run *Run, changed bool, err error)
 	// RequeueRun moves a running run held by h back to queued (graceful
 	// shutdown of a resumable run): owner cleared, lease cleared.
 	RequeueRun(ctx context.Context, runID string, h Holder, now int64) error
@@ -85,13 +86,14 @@ type Store interface {
 	// GetArtifact returns an artifact's metadata, including tombstones
 	// (Expired = true, no bytes left).
 	GetArtifact(ctx context.Context, artifactID string) (*Artifact, error)
-	// ReadArtifact returns up to length bytes starting at offset.
-	ReadArtifact(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
+	// ReadArtifact returns up to p.Length bytes starting at p.Offset.
+	ReadArtifact(ctx context.Context, p ReadArtifactParams) ([]byte, error)
 
 	// AppendEvent appends an event with the next seq of the run.
 	AppendEvent(ctx context.Context, runID, typ string, data json.RawMessage, now int64) error
-	// ListEvents returns events with seq > afterSeq, at most limit.
-	ListEvents(ctx context.Context, runID string, afterSeq int64, limit int) ([]Event, error)
+	// ListEvents returns events with seq > p.AfterSeq, at most p.Limit
+	// (all when p.Limit <= 0).
+	ListEvents(ctx context.Context, p ListEventsParams) ([]Event, error)
 
 	// GetSession returns a live browser session row.
 	GetSession(ctx context.Context, sessionID string) (*Session, error)
@@ -103,18 +105,19 @@ type Store interface {
 	// ListSessions returns the open sessions (closed_at unset), newest
 	// first; ownerID "" lists every owner's.
 	ListSessions(ctx context.Context, ownerID string) ([]*Session, error)
-	// TouchSession sets last_used_at = now and expires_at of an open
-	// session. ErrNotFound when it is unknown or closed.
-	TouchSession(ctx context.Context, sessionID string, now, expiresAt int64) error
+	// TouchSession sets last_used_at = p.Now and expires_at = p.ExpiresAt of
+	// an open session. ErrNotFound when it is unknown or closed.
+	TouchSession(ctx context.Context, p TouchSessionParams) error
 	// PutLooseArtifact stores an artifact that belongs to no run (a session
 	// export) and its bytes, like PutArtifact but without a run event.
 	PutLooseArtifact(ctx context.Context, a Artifact, data []byte) error
 
-	// Purge deletes, at most batch rows per transaction: terminal runs with
-	// expires_at <= now (with items, events, idempotency keys); artifact bytes
-	// past expires_at (the row becomes a tombstone); tombstones older than
-	// tombstoneUntil. It returns the number of rows removed.
-	Purge(ctx context.Context, now, tombstoneBefore int64, batch int) (int, error)
+	// Purge deletes, at most p.Batch rows per transaction: terminal runs
+	// with expires_at <= p.Now (with items, events, idempotency keys);
+	// artifact bytes past expires_at (the row becomes a tombstone);
+	// tombstones older than p.TombstoneBefore. It returns the number of rows
+	// removed.
+	Purge(ctx context.Context, p PurgeParams) (int, error)
 	// Compact runs incremental_vacuum and wal_checkpoint(TRUNCATE).
 	Compact(ctx context.Context) error
 }
@@ -219,4 +222,69 @@ type Session struct {
 	LastUsedAt int64  `json:"lastUsedAt"`
 	ExpiresAt  int64  `json:"expiresAt"`
 	ClosedAt   *int64 `json:"closedAt"`
+}
+
+// FailOrphansParams is a FailOrphanedSessionRuns request.
+type FailOrphansParams struct {
+	// Error is the error the failed runs get.
+	Error *Error
+	Now   int64
+	// OlderThan spares runs and sessions created at or after it: a process
+	// that is starting may hold a session a moment before its owner row
+	// exists.
+	OlderThan int64
+	// RunTTLMs is the retention after finishing, as in Finish.
+	RunTTLMs int64
+}
+
+// HeartbeatParams is a Heartbeat request.
+type HeartbeatParams struct {
+	OwnerID    string
+	Now        int64
+	LeaseUntil int64
+	// Held lists the runs the process executes, each in its attempt.
+	Held []HeldRun
+}
+
+// CancelRunParams is a CancelRun request.
+type CancelRunParams struct {
+	RunID  string
+	Reason string
+	// Error is the canceled run's error.
+	Error    *Error
+	Now      int64
+	RunTTLMs int64
+}
+
+// ReadArtifactParams selects the bytes ReadArtifact returns.
+type ReadArtifactParams struct {
+	ArtifactID string
+	Offset     int64
+	// Length is the most bytes returned; <= 0 returns none.
+	Length int64
+}
+
+// ListEventsParams selects the events ListEvents returns.
+type ListEventsParams struct {
+	RunID    string
+	AfterSeq int64
+	// Limit is the most events returned; <= 0 returns all.
+	Limit int
+}
+
+// TouchSessionParams is a TouchSession request.
+type TouchSessionParams struct {
+	SessionID string
+	Now       int64
+	ExpiresAt int64
+}
+
+// PurgeParams is a Purge request.
+type PurgeParams struct {
+	Now int64
+	// TombstoneBefore is the expiry before which artifact tombstones go.
+	TombstoneBefore int64
+	// Batch is the most rows deleted per transaction; <= 0 means the
+	// store's default.
+	Batch int
 }

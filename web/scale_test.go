@@ -38,7 +38,7 @@ func seedRuns(t *testing.T, e *env, n int) {
 			t.Fatal(err)
 		}
 		if i != 0 {
-			if _, _, err := e.store.CancelRun(ctx, r.RunID, "seed", engine.Errorf(engine.RunCanceled, "seed"), at+500, 3600_000); err != nil {
+			if _, _, err := e.store.CancelRun(ctx, engine.CancelRunParams{RunID: r.RunID, Reason: "seed", Error: engine.Errorf(engine.RunCanceled, "seed"), Now: at + 500, RunTTLMs: 3600_000}); err != nil {
 				t.Fatal(err)
 			}
 		}
