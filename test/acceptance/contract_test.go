@@ -299,25 +299,37 @@ func contractAsync(t *testing.T, cs *sdk.ClientSession) {
 }
 
 func contractAuto(t *testing.T, cs *sdk.ClientSession) {
-	// Fast run: finishes inside the budget → answered as sync.
-	start := time.Now()
+	// Fast run: when it ends inside the budget the answer is sync. Whether it
+	// did is read from the server's own clock (createdAt → finishedAt): on a
+	// loaded machine even a 10 ms run can miss a 1 s budget, and then an
+	// async answer is the right one.
 	fast := callOK(t, cs, "run_task_template", obj{"templateId": "dev_echo", "inputs": obj{"sleepMs": 10}})
-	if fast["mode"] != "sync" || fast["status"] != "succeeded" || fast["result"] == nil {
-		t.Fatalf("auto fast: want mode sync, succeeded, result; got %v", fast)
+	switch fast["mode"] {
+	case "sync":
+		if fast["status"] != "succeeded" || fast["result"] == nil {
+			t.Fatalf("auto fast answered sync: want succeeded with a result; got %v", fast)
+		}
+	case "async":
+		end := waitTerminal(t, cs, fast["runId"].(string), 20*time.Second)
+		if took := num(end, "finishedAt") - num(end, "createdAt"); end["status"] != "succeeded" || took < autoBudgetMs*8/10 {
+			t.Fatalf("auto fast answered async though the run ended %v after %d ms (budget %d ms)", end["status"], took, autoBudgetMs)
+		}
+		t.Logf("auto fast answered async: the run took %d ms on this machine", num(end, "finishedAt")-num(end, "createdAt"))
+	default:
+		t.Fatalf("auto fast: want mode sync, got %v", fast)
 	}
-	if d := time.Since(start); d > autoBudgetMs*time.Millisecond {
-		t.Errorf("auto fast took %v, longer than the budget", d)
-	}
-	// Slow run: still running at the budget → answered as async.
-	start = time.Now()
+	// Slow run (3 s): still running at the budget → answered async, not
+	// before the budget, and while the run still runs (that order is the
+	// upper bound: it did not wait for the end).
+	start := time.Now()
 	slow := callOK(t, cs, "run_task_template", obj{"templateId": "dev_echo",
 		"inputs": obj{"sleepMs": 1000, "items": 3}, "options": obj{"mode": "auto"}})
 	d := time.Since(start)
 	if slow["mode"] != "async" || (slow["status"] != "running" && slow["status"] != "queued") {
 		t.Fatalf("auto slow: want mode async, status running; got %v", slow)
 	}
-	if d < autoBudgetMs*time.Millisecond*9/10 || d > 2900*time.Millisecond {
-		t.Errorf("auto slow answered after %v; want about the %d ms budget", d, autoBudgetMs)
+	if d < autoBudgetMs*time.Millisecond*9/10 {
+		t.Errorf("auto slow answered after %v, before the %d ms budget", d, autoBudgetMs)
 	}
 	end := waitTerminal(t, cs, slow["runId"].(string), 20*time.Second)
 	if end["status"] != "succeeded" {
