@@ -59,7 +59,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true})
 	}
 	eng, err := engine.New(engine.Options{
-		Store: store, Templates: tpls, Sessions: bm, Browser: bm,
+		Store: store, Templates: tpls, Browser: bm,
 		Config: cfg.engine, Logger: log.With("component", "engine"),
 		Version: Version, ProtocolVersions: mcp.ProtocolVersions(),
 	})

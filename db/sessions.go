@@ -54,22 +54,29 @@ func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
 	})
 }
 
-// CloseSession marks a session closed at now (idempotent for a closed one).
+// CloseSession marks a session closed at now (idempotent for a closed one:
+// its first closed_at stays) and returns the row as stored after the write.
 // Errors: ErrNotFound.
-func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET closed_at = COALESCE(closed_at, ?) WHERE id = ?`,
-			now, sessionID)
+func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) (*engine.Session, error) {
+	var s engine.Session
+	err := d.write(ctx, func(tx *sql.Tx) error {
+		var closed int64
+		err := tx.QueryRowContext(ctx, `UPDATE sessions SET closed_at = COALESCE(closed_at, ?) WHERE id = ?
+			RETURNING id, owner_id, created_at, last_used_at, expires_at, closed_at`, now, sessionID).
+			Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt, &closed)
+		if errors.Is(err, sql.ErrNoRows) {
+			return engine.ErrNotFound
+		}
 		if err != nil {
 			return fmt.Errorf("db: close session: %w", err)
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("db: close session: %w", err)
-		} else if n == 0 {
-			return engine.ErrNotFound
-		}
+		s.ClosedAt = &closed
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
 
 // ListSessions returns the open sessions, newest first; ownerID "" lists

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"unicode/utf8"
 )
@@ -72,3 +74,93 @@ func encodeChunk(mime string, b []byte) string {
 	}
 	return base64.StdEncoding.EncodeToString(b)
 }
+
+// Artifact returns an artifact's metadata (name, type, size, expiry) so a
+// download can set its headers before streaming. Errors:
+// ARTIFACT_NOT_FOUND, ARTIFACT_EXPIRED.
+func (e *Engine) Artifact(ctx context.Context, artifactID string) (*Artifact, error) {
+	a, err := e.store.GetArtifact(ctx, artifactID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(ArtifactNotFound, "artifact %q does not exist", artifactID).WithDetails(map[string]any{"artifactId": artifactID})
+	}
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "load artifact: %v", err)
+	}
+	if a.Expired || a.ExpiresAt <= e.now() {
+		return nil, Errorf(ArtifactExpired, "artifact %q expired (artifactTtlMs %d)", artifactID, e.cfg.ArtifactTTLMs).
+			WithDetails(map[string]any{"artifactId": artifactID, "expiredAt": a.ExpiresAt})
+	}
+	return a, nil
+}
+
+// ArtifactBytes returns up to length raw bytes of an artifact from offset
+// (no text or base64 encoding), for downloads that stream the file in
+// pieces. length <= 0 means artifactMaxChunkSize. Errors:
+// ARTIFACT_NOT_FOUND, ARTIFACT_EXPIRED, INVALID_PARAMETER.
+func (e *Engine) ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error) {
+	a, err := e.Artifact(ctx, artifactID)
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 || offset > a.Size {
+		return nil, Errorf(InvalidParameter, "offset must be 0..%d, got %d", a.Size, offset)
+	}
+	if length <= 0 {
+		length = e.cfg.ArtifactMaxChunkSize
+	}
+	b, err := e.store.ReadArtifact(ctx, ReadArtifactParams{ArtifactID: artifactID, Offset: offset, Length: length})
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "read artifact: %v", err)
+	}
+	return b, nil
+}
+
+// ReadArtifact returns one chunk of an artifact, encoded as get_artifact
+// answers it (ArtifactEncodingRule). length <= 0 means
+// artifactMaxChunkSize; larger values are clamped. Errors:
+// ARTIFACT_NOT_FOUND, ARTIFACT_EXPIRED, INVALID_PARAMETER (offset past the
+// end or inside a UTF-8 character).
+func (e *Engine) ReadArtifact(ctx context.Context, artifactID string, offset, length int64) (*ArtifactChunk, error) {
+	a, err := e.Artifact(ctx, artifactID)
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 {
+		return nil, Errorf(InvalidParameter, "offset must be >= 0, got %d", offset)
+	}
+	if offset > a.Size {
+		return nil, Errorf(InvalidParameter, "offset %d is past the end of the artifact (totalSize %d)", offset, a.Size)
+	}
+	maxLen := e.cfg.ArtifactMaxChunkSize
+	if length <= 0 || length > maxLen {
+		length = maxLen
+	}
+	chunk := &ArtifactChunk{ArtifactID: a.ID, MimeType: a.MimeType, TotalSize: a.Size, Offset: offset}
+	if offset == a.Size {
+		chunk.Complete = true
+		return chunk, nil
+	}
+	text := IsTextMime(a.MimeType)
+	want := length
+	if text {
+		want += 3 // room to finish a character that straddles the end
+	}
+	buf, err := e.store.ReadArtifact(ctx, ReadArtifactParams{ArtifactID: a.ID, Offset: offset, Length: want})
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "read artifact: %v", err)
+	}
+	if text {
+		if len(buf) > 0 && isContinuation(buf[0]) {
+			return nil, Errorf(InvalidParameter, "offset %d falls inside a UTF-8 character; continue from the previous chunk's offset+length", offset)
+		}
+		buf = textChunk(buf, int(length))
+	} else if int64(len(buf)) > length {
+		buf = buf[:length]
+	}
+	chunk.Length = int64(len(buf))
+	chunk.Data = encodeChunk(a.MimeType, buf)
+	chunk.Complete = offset+chunk.Length == a.Size
+	return chunk, nil
+}
+
+func isContinuation(b byte) bool { return b&0xC0 == 0x80 }

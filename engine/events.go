@@ -36,22 +36,32 @@ func (e *Engine) EventsAfter(ctx context.Context, runID string, afterSeq int64, 
 	// The run is read before its events: a terminal status is written in
 	// the same transaction as its "status" event, so when the run was
 	// already terminal the events read next are complete.
-	r, err := e.get(ctx, runID)
+	r, err := e.Get(ctx, runID)
 	if err != nil {
 		return nil, 0, false, err
 	}
-	evs, err := e.store.ListEvents(ctx, ListEventsParams{RunID: runID, AfterSeq: afterSeq, Limit: limit})
+	evs, err := e.events(ctx, runID, afterSeq, limit)
 	if err != nil {
-		return nil, 0, false, Wrap(ExecutionError, err, "list events: %v", err)
-	}
-	if evs == nil {
-		evs = []Event{}
+		return nil, 0, false, err
 	}
 	next := afterSeq
 	if n := len(evs); n > 0 {
 		next = evs[n-1].Seq
 	}
 	return evs, next, r.Status.Terminal() && len(evs) < limit, nil
+}
+
+// events lists up to limit events of a run with seq > afterSeq ([] when
+// none).
+func (e *Engine) events(ctx context.Context, runID string, afterSeq int64, limit int) ([]Event, error) {
+	evs, err := e.store.ListEvents(ctx, ListEventsParams{RunID: runID, AfterSeq: afterSeq, Limit: limit})
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "list events: %v", err)
+	}
+	if evs == nil {
+		evs = []Event{}
+	}
+	return evs, nil
 }
 
 // WaitEvents is the long-poll behind subscribe_task_run_events: it returns

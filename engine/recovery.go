@@ -83,11 +83,10 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	}
 	// Queued runs bound to a session whose process is gone can never be
 	// claimed (the session's browser context died with it): fail them now
-	// instead of leaving them queued until they expire.
-	// (Only rows older than a lease: a starting process may create a session
-	// a moment before its owner row exists.)
+	// instead of leaving them queued until they expire, and close such
+	// sessions.
 	lost, err := e.store.FailOrphanedSessionRuns(ctx, FailOrphansParams{
-		Error: sessionLostError(), Now: now, OlderThan: now - e.cfg.LeaseDuration.Milliseconds(), RunTTLMs: e.cfg.RunTTLMs,
+		Error: sessionLostError(), Now: now, OlderThan: now - e.orphanGrace(), RunTTLMs: e.cfg.RunTTLMs,
 	})
 	if err != nil && ctx.Err() == nil {
 		e.log.Warn("fail runs of lost sessions failed", "err", err)
@@ -147,6 +146,15 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 		e.kick()
 	}
 }
+
+// orphanGrace is the one grace period of the orphan rule: a session, or a
+// queued run bound to one, whose owner row is gone is orphaned (its process
+// stopped and the session's browser context with it) only once it is older
+// than this, one LeaseDuration. A process starting up may open a session a
+// moment before its engine registers its owner row; a lease is far longer
+// than that moment. Recovery applies the rule on every pass
+// (FailOrphanedSessionRuns), for runs and sessions alike.
+func (e *Engine) orphanGrace() int64 { return e.cfg.LeaseDuration.Milliseconds() }
 
 // executing reports whether this process executes runID in attempt.
 func (e *Engine) executing(runID string, attempt int) bool {

@@ -144,12 +144,12 @@ func interruptedError() *Error {
 
 // closeOwnedSession closes the session a run created for itself.
 func (e *Engine) closeOwnedSession(r *Run) {
-	if !r.OwnsSession || e.sessions == nil {
+	if !r.OwnsSession || e.browser == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := e.sessions.CloseSession(ctx, r.SessionID); err != nil {
+	if err := e.browser.CloseSession(ctx, r.SessionID); err != nil {
 		e.log.Debug("close session failed", "sessionId", r.SessionID, "err", err)
 	}
 }

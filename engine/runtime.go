@@ -23,8 +23,7 @@ type Engine struct {
 	templates map[string]Template
 	order     []string
 	schemas   map[string]*Schema
-	sessions  SessionCloser
-	browser   BrowserDescriber
+	browser   Browser
 	// secrets holds secret inputs in memory only (secrets.go); named are
 	// the browser sessions opened here (sessions.go).
 	secrets   *secretVault
@@ -47,6 +46,24 @@ type activeRun struct {
 	cancel context.CancelCauseFunc
 }
 
+// Options wire an Engine.
+type Options struct {
+	Store     Store
+	Templates []Template
+	// Browser describes the browser, holds named sessions and closes the
+	// session a run owned; nil when no template needs a browser (the
+	// session tools then answer EXECUTION_ERROR).
+	Browser Browser
+	Config  Config
+	Logger  *slog.Logger
+	// Now returns the current time in Unix ms; nil = the wall clock.
+	Now func() int64
+	// Version is the binary's version for the profile.
+	Version string
+	// ProtocolVersions are the MCP versions served, for the profile.
+	ProtocolVersions []string
+}
+
 // New builds an engine. It does not start executing runs; call Run.
 func New(o Options) (*Engine, error) {
 	if o.Store == nil {
@@ -59,7 +76,6 @@ func New(o Options) (*Engine, error) {
 		now:       o.Now,
 		templates: map[string]Template{},
 		schemas:   map[string]*Schema{},
-		sessions:  o.Sessions,
 		browser:   o.Browser,
 		version:   o.Version,
 		protocols: o.ProtocolVersions,

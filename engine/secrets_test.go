@@ -20,8 +20,8 @@ import (
 // careless template could: result, error, item, progress, text artifact
 // and log. It records the password it received.
 type secretTemplate struct {
-	mu   sync.Mutex
-	got  []string
+	mu  sync.Mutex
+	got []string
 }
 
 func (s *secretTemplate) Info() engine.TemplateInfo {
@@ -103,7 +103,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		if strings.Contains(string(b), pw) || !strings.Contains(string(b), "***") {
 			t.Fatalf("run shows the secret or no mask: %s", b)
 		}
-		evs, err := eng.Events(context.Background(), run.RunID, 0, 1000)
+		evs, _, _, err := eng.EventsAfter(context.Background(), run.RunID, 0, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,10 +11,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// SessionBrowser is what the session tools need from the browser manager
-// besides closing: opening a named session (optionally restoring a saved
-// storage state) and exporting its state.
-type SessionBrowser interface {
+// Browser is what the engine needs from the browser manager: describing
+// it for the profile, opening a named session (optionally restoring a
+// saved storage state), exporting a session's state, and closing a session
+// (a named one, or the one a run owned when the run ends).
+type Browser interface {
+	BrowserDescriber
 	SessionCloser
 	// OpenSession creates the session's browser context and restores
 	// state (JSON, may be nil). Errors: INVALID_PARAMETER, EXECUTION_ERROR.
@@ -54,14 +56,13 @@ type sessionSet struct {
 	ids map[string]bool
 }
 
-// sessionBrowser returns the browser side of sessions. Errors:
+// sessionBrowser returns the browser for named sessions. Errors:
 // EXECUTION_ERROR when this server has no browser.
-func (e *Engine) sessionBrowser() (SessionBrowser, error) {
-	sb, ok := e.sessions.(SessionBrowser)
-	if !ok || sb == nil {
+func (e *Engine) sessionBrowser() (Browser, error) {
+	if e.browser == nil {
 		return nil, Errorf(ExecutionError, "this server has no browser for sessions")
 	}
-	return sb, nil
+	return e.browser, nil
 }
 
 // sessionIdleTTL is the idle lifetime of a named session in ms.
@@ -151,10 +152,14 @@ func (e *Engine) CloseSession(ctx context.Context, sessionID string) (*Session, 
 		return nil, err
 	}
 	now := e.now()
-	if err := e.store.CloseSession(ctx, sessionID, now); err != nil && !errors.Is(err, ErrNotFound) {
+	switch closed, err := e.store.CloseSession(ctx, sessionID, now); {
+	case err == nil:
+		s = closed
+	case errors.Is(err, ErrNotFound): // deleted meanwhile: closed all the same
+		s.ClosedAt = &now
+	default:
 		return nil, Wrap(ExecutionError, err, "close session: %v", err)
 	}
-	s.ClosedAt = &now
 	if s.OwnerID == e.ownerID {
 		e.closeLocalSession(context.WithoutCancel(ctx), sessionID)
 	}
@@ -167,8 +172,8 @@ func (e *Engine) closeLocalSession(ctx context.Context, sessionID string) {
 	e.named.mu.Lock()
 	delete(e.named.ids, sessionID)
 	e.named.mu.Unlock()
-	if e.sessions != nil {
-		if err := e.sessions.CloseSession(ctx, sessionID); err != nil {
+	if e.browser != nil {
+		if err := e.browser.CloseSession(ctx, sessionID); err != nil {
 			e.log.Debug("close browser session failed", "sessionId", sessionID, "err", err)
 		}
 	}
@@ -220,8 +225,9 @@ func (e *Engine) sessionSweepInterval() time.Duration {
 }
 
 // sweepSessions keeps named sessions in use alive, closes the idle ones
-// this process owns, disposes browser contexts of sessions closed by
-// another process, and closes the rows of sessions whose process is gone.
+// this process owns and disposes browser contexts of sessions closed by
+// another process. (Rows of sessions whose process is gone are closed by
+// recovery: orphanGrace.)
 func (e *Engine) sweepSessions(ctx context.Context) {
 	mine, err := e.store.ListSessions(ctx, e.ownerID)
 	if err != nil {
@@ -241,7 +247,7 @@ func (e *Engine) sweepSessions(ctx context.Context) {
 			open[s.ID] = true
 			e.touchSession(ctx, s)
 		case s.ExpiresAt <= now:
-			if err := e.store.CloseSession(ctx, s.ID, now); err == nil {
+			if _, err := e.store.CloseSession(ctx, s.ID, now); err == nil {
 				e.log.Info("browser session expired (idle)", "sessionId", s.ID, "idleTtlMs", e.sessionIdleTTL())
 			}
 			e.closeLocalSession(ctx, s.ID)
@@ -261,32 +267,6 @@ func (e *Engine) sweepSessions(ctx context.Context) {
 		// Re-read: the session may have been stored after the list above.
 		if _, err := e.store.GetSession(ctx, id); errors.Is(err, ErrNotFound) {
 			e.closeLocalSession(ctx, id)
-		}
-	}
-	e.closeOrphanSessions(ctx, now)
-}
-
-// closeOrphanSessions closes the rows of sessions whose owning process no
-// longer exists (their browser contexts died with it).
-func (e *Engine) closeOrphanSessions(ctx context.Context, now int64) {
-	owners, err := e.store.ListOwners(ctx)
-	if err != nil {
-		return
-	}
-	live := map[string]bool{e.ownerID: true}
-	for _, o := range owners {
-		live[o.ID] = true
-	}
-	all, err := e.store.ListSessions(ctx, "")
-	if err != nil {
-		return
-	}
-	grace := 3 * e.cfg.LeaseDuration.Milliseconds() // a just-started owner may not be registered yet
-	for _, s := range all {
-		if !live[s.OwnerID] && s.CreatedAt < now-grace {
-			if err := e.store.CloseSession(ctx, s.ID, now); err == nil {
-				e.log.Info("closed a session of a stopped process", "sessionId", s.ID)
-			}
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// fakeBrowser is an in-memory engine.SessionBrowser.
+// fakeBrowser is an in-memory engine.Browser.
 type fakeBrowser struct {
 	mu     sync.Mutex
 	open   map[string]json.RawMessage
@@ -48,6 +48,10 @@ func (f *fakeBrowser) CloseSession(_ context.Context, id string) error {
 	return nil
 }
 
+func (f *fakeBrowser) Describe() engine.BrowserInfo {
+	return engine.BrowserInfo{Mode: "local", Product: "fake"}
+}
+
 func (f *fakeBrowser) isOpen(id string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -62,7 +66,7 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 	defer store.Close()
 	fb := &fakeBrowser{open: map[string]json.RawMessage{}}
-	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{newSleep()}, Sessions: fb,
+	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{newSleep()}, Browser: fb,
 		Config: engine.Config{SessionIdleTTLMs: 1500, PollInterval: 20 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -99,9 +99,10 @@ type Store interface {
 	GetSession(ctx context.Context, sessionID string) (*Session, error)
 	// PutSession inserts or replaces a browser session row.
 	PutSession(ctx context.Context, s Session) error
-	// CloseSession marks a session closed at now (idempotent). ErrNotFound
-	// for an unknown session.
-	CloseSession(ctx context.Context, sessionID string, now int64) error
+	// CloseSession marks a session closed at now (idempotent: a closed
+	// session keeps its closedAt) and returns it as stored after the write.
+	// ErrNotFound for an unknown session.
+	CloseSession(ctx context.Context, sessionID string, now int64) (*Session, error)
 	// ListSessions returns the open sessions (closed_at unset), newest
 	// first; ownerID "" lists every owner's.
 	ListSessions(ctx context.Context, ownerID string) ([]*Session, error)

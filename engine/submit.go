@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"sort"
 	"strconv"
@@ -59,37 +58,58 @@ func (e *Engine) resolveTemplate(ref string) (Template, int, error) {
 		WithDetails(map[string]any{"templateId": id, "version": ver, "versions": info.Versions})
 }
 
-// submit validates r and creates the run (or finds it by idempotency key).
-func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, error) {
+// SubmitRequest is a run_task_template submission.
+type SubmitRequest struct {
+	// TemplateID is "id" or "id@N".
+	TemplateID string
+	// SessionID names an existing live session; empty = a fresh owned session.
+	SessionID string
+	// Inputs are validated against the template's input schema (nil = {}).
+	Inputs json.RawMessage
+	// Mode is the requested mode ("" = auto).
+	Mode Mode
+	// TimeoutMs bounds the running phase: 1..MaxTimeoutMs, at most
+	// syncTimeoutMs in sync mode; 0 = the mode's default.
+	TimeoutMs int64
+	// IdempotencyKey deduplicates submissions within the run TTL.
+	IdempotencyKey string
+	// TaskTTLMs is a task's requested ttl (0 = not a task); capped and floored.
+	TaskTTLMs int64
+}
+
+// SubmitResult is the run created (or found through the idempotency key).
+type SubmitResult struct {
+	Run *Run
+	// Mode is the mode this submission asked for ("" resolved to auto).
+	// It is how the caller answers, even when Run was found through the
+	// idempotency key and was submitted in another mode.
+	Mode         Mode
+	Deduplicated bool
+	// InputsMatch, when Deduplicated, says whether the request's inputs
+	// (secrets masked, as stored) equal the existing run's: false means an
+	// idempotency key was reused for different work.
+	InputsMatch bool
+}
+
+// MaxTimeoutMs is the contract's upper bound of options.timeoutMs.
+const MaxTimeoutMs = 600000
+
+// Submit validates r and creates a queued run, or returns the existing run
+// for a live idempotency key. It does not wait. Errors: INVALID_PARAMETER,
+// TEMPLATE_NOT_FOUND, TEMPLATE_VERSION_UNSUPPORTED, SESSION_NOT_FOUND,
+// TRUST_LEVEL_NOT_ALLOWED.
+func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, error) {
+	// The options are checked before the template is looked up: a sync
+	// timeout above syncTimeoutMs is INVALID_PARAMETER whatever the template.
+	mode, timeout, err := e.runOptions(r)
+	if err != nil {
+		return nil, err
+	}
 	tpl, version, err := e.resolveTemplate(r.TemplateID)
 	if err != nil {
 		return nil, err
 	}
 	info := tpl.Info()
-	mode := r.Mode
-	switch mode {
-	case "":
-		mode = ModeAuto
-	case ModeSync, ModeAsync, ModeAuto:
-	default:
-		return nil, Errorf(InvalidParameter, "options.mode must be one of sync, async, auto, got %q", string(mode))
-	}
-	timeout := r.TimeoutMs
-	if timeout < 0 || timeout > 600000 {
-		return nil, Errorf(InvalidParameter, "options.timeoutMs must be 1..600000, got %d", timeout)
-	}
-	if mode == ModeSync && timeout > e.cfg.SyncTimeoutMs {
-		return nil, Errorf(InvalidParameter, "options.timeoutMs must be <= syncTimeoutMs (%d) in sync mode, got %d; use mode async or auto for longer runs", e.cfg.SyncTimeoutMs, timeout)
-	}
-	if timeout == 0 {
-		timeout = e.cfg.AsyncTimeoutMs
-		if mode == ModeSync {
-			timeout = e.cfg.SyncTimeoutMs
-		}
-	}
-	if n := utf8.RuneCountInString(r.IdempotencyKey); r.IdempotencyKey != "" && n > 200 {
-		return nil, Errorf(InvalidParameter, "options.idempotencyKey must be 1..200 characters, got %d", n)
-	}
 	inputs := r.Inputs
 	if len(bytes.TrimSpace(inputs)) == 0 || bytes.Equal(bytes.TrimSpace(inputs), []byte("null")) {
 		inputs = json.RawMessage("{}")
@@ -118,13 +138,9 @@ func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		Inputs: compactJSON(storedInputs), TimeoutMs: timeout, TTLMs: ttl, IdempotencyKey: r.IdempotencyKey,
 	}
 	if r.SessionID != "" {
-		s, err := e.store.GetSession(ctx, r.SessionID)
-		if errors.Is(err, ErrNotFound) || (err == nil && (s.ClosedAt != nil || s.ExpiresAt <= now)) {
-			return nil, Errorf(SessionNotFound, "session %q does not exist, was closed or expired", r.SessionID).
-				WithDetails(map[string]any{"sessionId": r.SessionID})
-		}
+		s, err := e.liveSession(ctx, r.SessionID)
 		if err != nil {
-			return nil, Wrap(ExecutionError, err, "look up session: %v", err)
+			return nil, err
 		}
 		run.SessionID, run.SessionOwnerID = s.ID, s.OwnerID
 		e.touchSession(ctx, s)
@@ -154,12 +170,44 @@ func (e *Engine) submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	if !dedup {
 		e.kick()
 	}
-	e.withMetrics(stored, now)
-	res := &SubmitResult{Run: stored, Deduplicated: dedup}
+	e.present(stored, now)
+	res := &SubmitResult{Run: stored, Mode: mode, Deduplicated: dedup}
 	if dedup {
 		res.InputsMatch = sameJSON(stored.Inputs, run.Inputs)
 	}
 	return res, nil
+}
+
+// runOptions checks r's mode, timeout and idempotency key and returns the
+// mode ("" means auto) and the timeout (0 means the mode's default).
+// Errors: INVALID_PARAMETER naming the option.
+func (e *Engine) runOptions(r SubmitRequest) (Mode, int64, error) {
+	mode := r.Mode
+	switch mode {
+	case "":
+		mode = ModeAuto
+	case ModeSync, ModeAsync, ModeAuto:
+	default:
+		return "", 0, Errorf(InvalidParameter, "options.mode must be one of sync, async, auto, got %q", string(mode))
+	}
+	timeout := r.TimeoutMs
+	if timeout < 0 || timeout > MaxTimeoutMs {
+		return "", 0, Errorf(InvalidParameter, "options.timeoutMs must be 1..%d, got %d", MaxTimeoutMs, timeout)
+	}
+	if mode == ModeSync && timeout > e.cfg.SyncTimeoutMs {
+		return "", 0, Errorf(InvalidParameter, "options.timeoutMs must be at most syncTimeoutMs (%d) in sync mode, got %d; use mode async for longer runs",
+			e.cfg.SyncTimeoutMs, timeout).WithDetails(map[string]any{"field": "options.timeoutMs"})
+	}
+	if timeout == 0 {
+		timeout = e.cfg.AsyncTimeoutMs
+		if mode == ModeSync {
+			timeout = e.cfg.SyncTimeoutMs
+		}
+	}
+	if n := utf8.RuneCountInString(r.IdempotencyKey); r.IdempotencyKey != "" && n > 200 {
+		return "", 0, Errorf(InvalidParameter, "options.idempotencyKey must be 1..200 characters, got %d", n)
+	}
+	return mode, timeout, nil
 }
 
 func compactJSON(b json.RawMessage) json.RawMessage {

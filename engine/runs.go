@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ListQuery is list_task_runs' filter and page. Limit 0 means 50.
+type ListQuery struct {
+	Status     string
+	TemplateID string
+	SessionID  string
+	Limit      int
+	Offset     int
+	// BeforeCreatedAt and BeforeRunID, when BeforeRunID is set, select only
+	// runs strictly after that position in the list order (createdAt desc,
+	// runId desc): keyset paging that neither repeats nor skips runs while new
+	// ones are created.
+	BeforeCreatedAt int64
+	BeforeRunID     string
+}
+
+// RunDetail is a run with its item checkpoints and its event log, read
+// with one load of the run (the dashboard's detail page).
+type RunDetail struct {
+	Run *Run
+	// Items are the item checkpoints ordered by index.
+	Items []Item
+	// Events are the first MaxEventLimit events, oldest first.
+	Events []Event
+}
+
+// present readies a run read from the store for callers: its derived
+// metrics as of now, and ArtifactIDs [] rather than nil (the contract's
+// Run always carries the list). Every run the engine hands out passes
+// here, so transports need no normalisation of their own.
+func (e *Engine) present(r *Run, now int64) *Run {
+	end := now
+	if r.FinishedAt != nil {
+		end = *r.FinishedAt
+	}
+	switch {
+	case r.StartedAt != nil:
+		r.Metrics.QueuedMs = max(*r.StartedAt-r.CreatedAt, 0)
+		r.Metrics.ElapsedMs = max(end-*r.StartedAt, 0)
+	default:
+		r.Metrics.QueuedMs = max(end-r.CreatedAt, 0)
+		r.Metrics.ElapsedMs = 0
+	}
+	if r.ArtifactIDs == nil {
+		r.ArtifactIDs = []string{}
+	}
+	return r
+}
+
+// Get returns a run. Errors: RUN_NOT_FOUND (unknown or expired).
+func (e *Engine) Get(ctx context.Context, runID string) (*Run, error) {
+	r, err := e.store.GetRun(ctx, runID)
+	now := e.now()
+	if errors.Is(err, ErrNotFound) || (err == nil && r.Status.Terminal() && r.ExpiresAt <= now) {
+		return nil, Errorf(RunNotFound, "run %q does not exist or has expired", runID).WithDetails(map[string]any{"runId": runID})
+	}
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "load run: %v", err)
+	}
+	return e.present(r, now), nil
+}
+
+// List returns a page of runs newest first. Errors: INVALID_PARAMETER.
+func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
+	if q.Status != "" && !RunStatus(q.Status).Valid() {
+		return nil, Errorf(InvalidParameter, "status must be one of queued, running, succeeded, failed, partial_success, canceled, got %q", q.Status)
+	}
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	if q.Limit < 1 || q.Limit > 1000 {
+		return nil, Errorf(InvalidParameter, "limit must be 1..1000, got %d", q.Limit)
+	}
+	if q.Offset < 0 {
+		return nil, Errorf(InvalidParameter, "offset must be >= 0, got %d", q.Offset)
+	}
+	now := e.now()
+	runs, total, err := e.store.ListRuns(ctx, RunFilter{
+		Status: RunStatus(q.Status), TemplateID: q.TemplateID, SessionID: q.SessionID,
+		Limit: q.Limit, Offset: q.Offset, Now: now,
+		BeforeCreatedAt: q.BeforeCreatedAt, BeforeRunID: q.BeforeRunID,
+	})
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "list runs: %v", err)
+	}
+	for _, r := range runs {
+		e.present(r, now)
+	}
+	if runs == nil {
+		runs = []*Run{}
+	}
+	return &RunList{Runs: runs, Total: total, Limit: q.Limit, Offset: q.Offset}, nil
+}
+
+// Items returns the run's item checkpoints ordered by index. Errors:
+// RUN_NOT_FOUND.
+func (e *Engine) Items(ctx context.Context, runID string) ([]Item, error) {
+	if _, err := e.Get(ctx, runID); err != nil {
+		return nil, err
+	}
+	return e.items(ctx, runID)
+}
+
+// items lists a run's checkpoints ([] when none).
+func (e *Engine) items(ctx context.Context, runID string) ([]Item, error) {
+	items, err := e.store.ListItems(ctx, runID)
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "list items: %v", err)
+	}
+	if items == nil {
+		items = []Item{}
+	}
+	return items, nil
+}
+
+// Detail returns a run with its items and first MaxEventLimit events,
+// loading the run once. Errors: RUN_NOT_FOUND.
+func (e *Engine) Detail(ctx context.Context, runID string) (*RunDetail, error) {
+	r, err := e.Get(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	items, err := e.items(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := e.events(ctx, runID, 0, MaxEventLimit)
+	if err != nil {
+		return nil, err
+	}
+	return &RunDetail{Run: r, Items: items, Events: evs}, nil
+}
+
+// Wait blocks until the run is terminal and returns it. onChange (may be
+// nil) is called when status or progress changes. It wakes on every local
+// change, and at least every 250 ms for runs executed by peers. If ctx ends
+// first, Wait returns ctx's error; the run goes on.
+func (e *Engine) Wait(ctx context.Context, runID string, onChange func(*Run)) (*Run, error) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	var last *Run
+	for {
+		ch := e.changes()
+		r, err := e.Get(ctx, runID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		if onChange != nil && (last == nil || last.Status != r.Status || last.Progress != r.Progress) {
+			onChange(r)
+		}
+		last = r
+		if r.Status.Terminal() {
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ch:
+		case <-t.C:
+		}
+	}
+}
