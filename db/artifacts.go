@@ -81,7 +81,9 @@ func (d *DB) ReadArtifact(ctx context.Context, p engine.ReadArtifactParams) ([]b
 			return engine.Errorf(engine.InvalidParameter, "offset %d is outside artifact %s of %d bytes",
 				offset, a.ID, a.Size).WithDetails(map[string]any{"field": "offset"})
 		}
-		end := min(offset+max(length, 0), a.Size)
+		// Compared as remaining bytes, so a huge length ("the rest") cannot
+		// overflow offset+length.
+		end := offset + min(max(length, 0), a.Size-offset)
 		out = make([]byte, 0, end-offset)
 		if end == offset {
 			return nil

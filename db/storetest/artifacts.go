@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"reflect"
 	"testing"
@@ -75,7 +76,7 @@ func testArtifacts(t *testing.T, nh func(t *testing.T) Harness) {
 		for _, c := range []struct {
 			off, length int64
 			want        string
-		}{{0, 10, "0123456789"}, {3, 4, "3456"}, {8, 100, "89"}, {10, 5, ""}, {5, 0, ""}, {5, -1, ""}} {
+		}{{0, 10, "0123456789"}, {3, 4, "3456"}, {8, 100, "89"}, {10, 5, ""}, {5, 0, ""}, {5, -1, ""}, {5, math.MaxInt64, "56789"}} {
 			if b := mustRead(t, s, "art_1", c.off, c.length); string(b) != c.want {
 				t.Errorf("ReadArtifact(%d, %d) = %q, want %q", c.off, c.length, b, c.want)
 			}
