@@ -154,11 +154,6 @@ func domainErr(err error) error {
 
 // printJSON writes v as indented JSON with a newline.
 func printJSON(w io.Writer, v any) error {
-	if r, ok := v.(*engine.Run); ok && r.ArtifactIDs == nil {
-		c := *r
-		c.ArtifactIDs = []string{}
-		v = &c
-	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 
 // checkArgs validates args against the tool's input schema and returns nil
 // or an INVALID_PARAMETER error naming the field.
-func checkArgs(input map[string]any, v *engine.Schema, args json.RawMessage) *engine.Error {
+func checkArgs(input map[string]any, v *engine.Schema, args json.RawMessage) error {
 	var doc map[string]any
 	if err := json.Unmarshal(args, &doc); err != nil {
 		return engine.Errorf(engine.InvalidParameter, "arguments: %v", err)

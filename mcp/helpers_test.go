@@ -3,14 +3,168 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/devtpl"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// The MCP layer's tests run the real engine on a temporary SQLite file with
+// the browserless dev templates (internal/devtpl): dev_echo sleeps sleepMs
+// per item for items items, optionally stores content as an artifact and
+// fails on request.
+
+// engineOpts adjust startEngine. Zero values are fine.
+type engineOpts struct {
+	cfg engine.Config
+	// path is the database file; "" is a new one under t.TempDir().
+	path string
+	// wrap, when set, wraps the store the engine uses.
+	wrap func(engine.Store) engine.Store
+}
+
+// startEngine runs the real engine with the dev templates until the
+// returned stop is called (also at cleanup).
+func startEngine(t *testing.T, o engineOpts) (*engine.Engine, func()) {
+	t.Helper()
+	if o.path == "" {
+		o.path = filepath.Join(t.TempDir(), "bt.db")
+	}
+	if o.cfg.PollInterval == 0 {
+		o.cfg.PollInterval = 20 * time.Millisecond
+	}
+	if o.cfg.ShutdownGrace == 0 {
+		o.cfg.ShutdownGrace = 100 * time.Millisecond
+	}
+	store, err := db.Open(context.Background(), o.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st engine.Store = store
+	if o.wrap != nil {
+		st = o.wrap(store)
+	}
+	eng, err := engine.New(engine.Options{Store: st, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}},
+		Config: o.cfg, Logger: slog.New(slog.DiscardHandler), Version: "test", ProtocolVersions: ProtocolVersions()})
+	if err != nil {
+		store.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = eng.Run(ctx); close(done) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			store.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return eng, stop
+}
+
+// newEngine is startEngine with cfg, stopped at cleanup.
+func newEngine(t *testing.T, cfg engine.Config) *engine.Engine {
+	t.Helper()
+	eng, _ := startEngine(t, engineOpts{cfg: cfg})
+	return eng
+}
+
+// dev_echo inputs for the usual cases.
+var (
+	// instantRun succeeds at once with the artifact "hello world".
+	instantRun = map[string]any{"content": "hello world", "mimeType": "text/plain"}
+	// failingRun fails with STEP_EXECUTION_FAILED.
+	failingRun = map[string]any{"fail": true}
+	// slowRun runs for ten minutes unless cancelled.
+	slowRun = map[string]any{"sleepMs": 600000}
+)
+
+// runArgs are run_task_template arguments for dev_echo with inputs, mode
+// ("" leaves it out) and further options.
+func runArgs(inputs map[string]any, mode string, extra map[string]any) map[string]any {
+	opts := map[string]any{}
+	if mode != "" {
+		opts["mode"] = mode
+	}
+	for k, v := range extra {
+		opts[k] = v
+	}
+	return map[string]any{"templateId": "dev_echo", "inputs": inputs, "options": opts}
+}
+
+// onlyRun waits until the engine holds exactly one run and returns it: the
+// run a call in flight submitted.
+func onlyRun(t *testing.T, eng *engine.Engine) *engine.Run {
+	t.Helper()
+	var run *engine.Run
+	eventually(t, 10*time.Second, "the call's run", func() bool {
+		l, err := eng.List(context.Background(), engine.ListQuery{})
+		if err != nil || l.Total != 1 {
+			return false
+		}
+		run = l.Runs[0]
+		return true
+	})
+	return run
+}
+
+// logRecorder is a slog.Handler keeping the messages logged, so a test
+// can wait for the server to say what it did (how a cancelled request
+// ended) instead of sleeping.
+type logRecorder struct {
+	mu      sync.Mutex
+	msgs    []string
+	changed chan struct{} // closed and replaced on every record
+}
+
+func newLogRecorder() *logRecorder { return &logRecorder{changed: make(chan struct{})} }
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message)
+	close(l.changed)
+	l.changed = make(chan struct{})
+	return nil
+}
+
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+// wait returns once a message starting with prefix was logged.
+func (l *logRecorder) wait(t *testing.T, prefix string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		l.mu.Lock()
+		ch := l.changed
+		for _, m := range l.msgs {
+			if strings.HasPrefix(m, prefix) {
+				l.mu.Unlock()
+				return
+			}
+		}
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("the server never logged %q", prefix)
+		}
+	}
+}
 
 // testClient is a go-sdk client session connected to a Server over
 // in-memory transports, with the advertised tools and received progress.
@@ -20,22 +174,32 @@ type testClient struct {
 
 	mu       sync.Mutex
 	progress []*sdk.ProgressNotificationParams
+	// progressed is closed and replaced on every progress notification.
+	progressed chan struct{}
 }
 
+// newTestClient connects a client to a server around eng.
 func newTestClient(t *testing.T, eng Engine) *testClient {
 	t.Helper()
-	srv := NewServer(eng, ServerOptions{Version: "test"})
+	return connectClient(t, NewServer(eng, ServerOptions{Version: "test"}))
+}
+
+// connectClient connects a client to srv.
+func connectClient(t *testing.T, srv *Server) *testClient {
+	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	ss, err := srv.sdk.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := &testClient{tools: map[string]*sdk.Tool{}}
+	tc := &testClient{tools: map[string]*sdk.Tool{}, progressed: make(chan struct{})}
 	client := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			tc.mu.Lock()
 			tc.progress = append(tc.progress, req.Params)
+			close(tc.progressed)
+			tc.progressed = make(chan struct{})
 			tc.mu.Unlock()
 		},
 	})
@@ -57,6 +221,25 @@ func newTestClient(t *testing.T, eng Engine) *testClient {
 		tc.tools[tool.Name] = tool
 	}
 	return tc
+}
+
+// waitProgress returns once n progress notifications arrived.
+func (tc *testClient) waitProgress(t *testing.T, n int) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		tc.mu.Lock()
+		got, ch := len(tc.progress), tc.progressed
+		tc.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("%d progress notifications, want %d", got, n)
+		}
+	}
 }
 
 func (tc *testClient) progressSeen() []*sdk.ProgressNotificationParams {

@@ -10,12 +10,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // idleHarness is an HTTP MCP endpoint with a short session timeout.
 type idleHarness struct {
 	t      *testing.T
-	f      *fakeEngine
+	eng    *engine.Engine
 	srv    *Server
 	ts     *httptest.Server
 	reaper *idleSessions
@@ -23,12 +25,12 @@ type idleHarness struct {
 
 func newIdleHarness(t *testing.T, timeout time.Duration) *idleHarness {
 	t.Helper()
-	f := newFakeEngine()
-	srv := NewServer(f, ServerOptions{Version: "test"})
+	eng := newEngine(t, engine.Config{})
+	srv := NewServer(eng, ServerOptions{Version: "test"})
 	h, reaper := srv.httpHandler(HTTPOptions{SessionTimeout: timeout})
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return &idleHarness{t: t, f: f, srv: srv, ts: ts, reaper: reaper}
+	return &idleHarness{t: t, eng: eng, srv: srv, ts: ts, reaper: reaper}
 }
 
 // do sends one JSON-RPC body on session sid ("" for none) and returns the
@@ -179,10 +181,10 @@ func TestHTTPSessionsInUseAreKept(t *testing.T) {
 	t.Cleanup(stopPoll)
 	pollDone := make(chan string, 1)
 	go func() {
-		_, body, _, _ := h.send(pctx, poll, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_task_template","arguments":{"templateId":"slow","options":{"mode":"sync"}}}}`)
+		_, body, _, _ := h.send(pctx, poll, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_task_template","arguments":{"templateId":"dev_echo","inputs":{"sleepMs":600000},"options":{"mode":"sync"}}}}`)
 		pollDone <- body
 	}()
-	eventually(t, 5*time.Second, "sync call waiting", func() bool { _, _, w := h.f.snapshot(); return w == 1 })
+	pollRun := onlyRun(t, h.eng).RunID
 
 	// Regular requests, closer together than the timeout.
 	busy := h.open()
@@ -222,8 +224,10 @@ func TestHTTPSessionsInUseAreKept(t *testing.T) {
 			t.Fatalf("session with a %s was closed", name)
 		}
 	}
-	h.f.finish("run_0001")
-	if body := <-pollDone; !strings.Contains(body, `"succeeded"`) {
+	if _, err := h.eng.Cancel(context.Background(), pollRun, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if body := <-pollDone; !strings.Contains(body, `"canceled"`) {
 		t.Fatalf("long-poll answer: %.300s", body)
 	}
 	h.ping(stream)

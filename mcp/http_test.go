@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,12 +19,12 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 
 func newHTTPServer(t *testing.T, opts HTTPOptions) (*httptest.Server, string) {
 	t.Helper()
-	return newHTTPServerFor(t, newFakeEngine(), opts)
+	return newHTTPServerFor(t, newEngine(t, engine.Config{}), opts)
 }
 
-func newHTTPServerFor(t *testing.T, f *fakeEngine, opts HTTPOptions) (*httptest.Server, string) {
+func newHTTPServerFor(t *testing.T, eng Engine, opts HTTPOptions) (*httptest.Server, string) {
 	t.Helper()
-	srv := NewServer(f, ServerOptions{Version: "test"})
+	srv := NewServer(eng, ServerOptions{Version: "test"})
 	ts := httptest.NewServer(srv.HTTPHandler(opts))
 	t.Cleanup(ts.Close)
 	u, _ := url.Parse(ts.URL)
@@ -132,8 +133,8 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestHTTPClientSessionEndToEnd(t *testing.T) {
-	f := newFakeEngine()
-	ts, _ := newHTTPServerFor(t, f, HTTPOptions{Token: "tok"})
+	eng := newEngine(t, engine.Config{})
+	ts, _ := newHTTPServerFor(t, eng, HTTPOptions{Token: "tok"})
 	ctx := context.Background()
 	var progressMu sync.Mutex
 	var progress []float64
@@ -164,41 +165,43 @@ func TestHTTPClientSessionEndToEnd(t *testing.T) {
 	for _, tool := range list.Tools {
 		tc.tools[tool.Name] = tool
 	}
-	_, sc := tc.call(t, ctx, "run_task_template", runArgs("instant", "sync", nil))
+	_, sc := tc.call(t, ctx, "run_task_template", runArgs(instantRun, "sync", nil))
 	if sc["status"] != "succeeded" || sc["mode"] != "sync" {
 		t.Fatalf("sync over HTTP: %v", sc)
 	}
 	res, sc := tc.call(t, ctx, "get_task_run", map[string]any{"runId": "run_nope"})
 	wantError(t, res, sc, "RUN_NOT_FOUND")
 
-	// Progress notifications reach the HTTP client on the request's stream.
-	params := &sdk.CallToolParams{Name: "run_task_template", Arguments: runArgs("slow", "sync", nil)}
+	// Progress notifications reach the HTTP client on the request's stream:
+	// three items 300 ms apart report progress 1 before the answer.
+	params := &sdk.CallToolParams{Name: "run_task_template", Arguments: runArgs(map[string]any{"items": 3, "sleepMs": 300}, "sync", nil)}
 	params.SetProgressToken(7)
-	resc := make(chan error, 1)
-	go func() { _, err := cs.CallTool(ctx, params); resc <- err }()
-	eventually(t, 3*time.Second, "server waiting", func() bool { _, _, w := f.snapshot(); return w == 1 })
-	f.setProgress("run_0002", 1, 2)
-	eventually(t, 3*time.Second, "progress over HTTP", func() bool {
-		progressMu.Lock()
-		defer progressMu.Unlock()
-		return len(progress) > 0 && progress[len(progress)-1] == 1
-	})
-	f.finish("run_0002")
-	if err := <-resc; err != nil {
-		t.Fatal(err)
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+		t.Fatalf("sync run with progress over HTTP: %+v %v", res, err)
+	}
+	progressMu.Lock()
+	got := append([]float64(nil), progress...)
+	progressMu.Unlock()
+	if len(got) < 2 || got[len(got)-1] < 1 {
+		t.Fatalf("progress over HTTP: %v, want 0 then at least 1", got)
 	}
 
 	// Cancelling the HTTP request's context cancels the run.
 	cctx, cancel := context.WithCancel(ctx)
+	resc := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "run_task_template", Arguments: runArgs("slow", "sync", nil)})
+		_, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "run_task_template", Arguments: runArgs(slowRun, "sync", nil)})
 		resc <- err
 	}()
-	eventually(t, 3*time.Second, "server waiting", func() bool { _, _, w := f.snapshot(); return w == 1 })
+	var slow *engine.Run
+	eventually(t, 10*time.Second, "the slow run", func() bool {
+		l, err := eng.List(ctx, engine.ListQuery{Status: "running"})
+		if err == nil && l.Total == 1 {
+			slow = l.Runs[0]
+		}
+		return slow != nil
+	})
 	cancel()
 	<-resc
-	eventually(t, 3*time.Second, "cancel over HTTP", func() bool {
-		_, c, _ := f.snapshot()
-		return len(c) == 1 && c[0].runID == "run_0003"
-	})
+	canceledBy(t, eng, slow.RunID, clientCancelReason)
 }

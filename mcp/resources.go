@@ -60,7 +60,7 @@ func (s *Server) readRunResource(ctx context.Context, req *sdk.ReadResourceReque
 	if err != nil {
 		return nil, errInternal(err)
 	}
-	b, err := json.Marshal(normalizeRun(run))
+	b, err := json.Marshal(run)
 	if err != nil {
 		return nil, errInternal(err)
 	}

@@ -16,7 +16,7 @@ import (
 func TestResourceTemplates(t *testing.T) {
 	cfg := taskTestConfig()
 	cfg.ArtifactMaxChunkSize = 1000
-	eng := newRealEngine(t, cfg)
+	eng := newEngine(t, cfg)
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	if srv.resourceMax != MaxResourceArtifactBytes {
 		t.Fatalf("resource limit %d, want 1 MiB", srv.resourceMax)

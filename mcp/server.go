@@ -7,14 +7,17 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Engine is what the MCP layer needs from the domain. *engine.Engine
-// implements it; tests use a fake. Every method returns domain errors
-// (*engine.Error) that the tools turn into isError results.
+// Engine is what the MCP layer needs from the domain: runs, artifacts,
+// the event log and browser sessions. *engine.Engine implements it. Every
+// method returns domain errors (*engine.Error inside the error) that the
+// tools turn into isError results; the engine makes every check and
+// normalisation, the tools only translate.
 type Engine interface {
 	Submit(ctx context.Context, r engine.SubmitRequest) (*engine.SubmitResult, error)
 	Get(ctx context.Context, runID string) (*engine.Run, error)
@@ -24,6 +27,14 @@ type Engine interface {
 	ReadArtifact(ctx context.Context, artifactID string, offset, length int64) (*engine.ArtifactChunk, error)
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
+
+	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
+	WaitEvents(ctx context.Context, runID string, afterSeq int64, wait time.Duration) ([]engine.Event, int64, bool, error)
+
+	CreateSession(ctx context.Context, r engine.CreateSessionRequest) (*engine.Session, error)
+	ListSessions(ctx context.Context) ([]*engine.Session, error)
+	CloseSession(ctx context.Context, sessionID string) (*engine.Session, error)
+	ExportSessionState(ctx context.Context, sessionID string) (*engine.SessionExport, error)
 }
 
 // The real engine must keep satisfying the interface.

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // stdioInit initializes a raw stdio session.
@@ -32,7 +34,7 @@ func wantLineError(t *testing.T, m map[string]any, code float64, id any) {
 }
 
 func TestStdioMalformedLinesAreAnsweredAndServingGoesOn(t *testing.T) {
-	p, cancel := startStdio(t, newFakeEngine())
+	p, cancel := startStdio(t, newEngine(t, engine.Config{}))
 	defer cancel()
 	stdioInit(t, p)
 	big := `{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":"` + strings.Repeat("x", 8<<20) + `"}}`

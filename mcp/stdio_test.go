@@ -7,6 +7,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // stdioPeer drives ServeStdio with raw newline-delimited JSON, the way a
@@ -17,11 +19,11 @@ type stdioPeer struct {
 	done  chan error
 }
 
-func startStdio(t *testing.T, f *fakeEngine) (*stdioPeer, context.CancelFunc) {
+func startStdio(t *testing.T, eng Engine) (*stdioPeer, context.CancelFunc) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	srv := NewServer(f, ServerOptions{Version: "test"})
+	srv := NewServer(eng, ServerOptions{Version: "test"})
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &stdioPeer{in: inW, lines: make(chan map[string]any, 16), done: make(chan error, 1)}
 	go func() { p.done <- srv.ServeStdio(ctx, inR, outW); outW.Close() }()
@@ -63,8 +65,8 @@ func (p *stdioPeer) next(t *testing.T) map[string]any {
 }
 
 func TestStdioConcurrentRequestsAndShutdown(t *testing.T) {
-	f := newFakeEngine()
-	p, cancel := startStdio(t, f)
+	eng := newEngine(t, engine.Config{})
+	p, cancel := startStdio(t, eng)
 	defer cancel()
 	// A client asking for the newer protocol is answered with 2025-11-25.
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
@@ -74,27 +76,30 @@ func TestStdioConcurrentRequestsAndShutdown(t *testing.T) {
 	}
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// A sync call that blocks...
-	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_task_template","arguments":{"templateId":"slow","options":{"mode":"sync"}}}}`)
-	eventually(t, 3*time.Second, "server waiting", func() bool { _, _, w := f.snapshot(); return w == 1 })
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_task_template","arguments":{"templateId":"dev_echo","inputs":{"sleepMs":600000},"options":{"mode":"sync"}}}}`)
+	id := onlyRun(t, eng).RunID
 	// ...does not stall another request.
-	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_task_run","arguments":{"runId":"run_0001"}}}`)
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_task_run","arguments":{"runId":"`+id+`"}}}`)
 	m := p.next(t)
 	if m["id"] != float64(3) {
 		t.Fatalf("want the answer to id 3 first, got %v", m)
 	}
-	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["status"] != "queued" {
+	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["runId"] != id || engine.RunStatus(sc["status"].(string)).Terminal() {
 		t.Fatalf("get_task_run: %v", sc)
 	}
-	f.finish("run_0001")
+	// The run ends (cancelled here): the sync call answers it.
+	if _, err := eng.Cancel(context.Background(), id, "test"); err != nil {
+		t.Fatal(err)
+	}
 	m = p.next(t)
 	if m["id"] != float64(2) {
 		t.Fatalf("want the answer to id 2, got %v", m)
 	}
-	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["status"] != "succeeded" || sc["mode"] != "sync" {
+	if sc := m["result"].(map[string]any)["structuredContent"].(map[string]any); sc["status"] != "canceled" || sc["mode"] != "sync" {
 		t.Fatalf("sync answer: %v", sc)
 	}
 	// Arguments that are not an object: a JSON-RPC error, not a tool result.
-	p.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_task_run","arguments":"run_0001"}}`)
+	p.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_task_run","arguments":"`+id+`"}}`)
 	m = p.next(t)
 	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
 		t.Fatalf("non-object arguments: %v", m)
@@ -112,7 +117,7 @@ func TestStdioConcurrentRequestsAndShutdown(t *testing.T) {
 }
 
 func TestStdioStopsWhenContextEnds(t *testing.T) {
-	p, cancel := startStdio(t, newFakeEngine())
+	p, cancel := startStdio(t, newEngine(t, engine.Config{}))
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	cancel()
 	select {

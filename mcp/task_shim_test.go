@@ -108,7 +108,7 @@ func TestLiftTaskInBody(t *testing.T) {
 // TestTaskOverHTTP sends a raw task-augmented tools/call through the HTTP
 // handler: the body shim must lift params.task.
 func TestTaskOverHTTP(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
 	t.Cleanup(ts.Close)

@@ -5,49 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/internal/devtpl"
 )
 
-// The Tasks tests run the real engine on a real SQLite file with the
-// browserless dev_echo template, and talk raw JSON-RPC to the server (the
-// Go SDK client has no Tasks support).
+// The Tasks tests run the real engine (newEngine) and talk raw JSON-RPC to
+// the server (the Go SDK client has no Tasks support).
 
 // taskTestConfig makes ttl capping and flooring observable.
 func taskTestConfig() engine.Config {
 	return engine.Config{RunTTLMs: 120000, MaxTaskTTLMs: 3600000, TaskPollIntervalMs: 500,
 		PollInterval: 20 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond}
-}
-
-// newRealEngine opens a fresh database and runs an engine on it until the
-// test ends.
-func newRealEngine(t *testing.T, cfg engine.Config) *engine.Engine {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "tasks.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{devtpl.Echo{}},
-		Config: cfg, Logger: slog.New(slog.DiscardHandler), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- eng.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		store.Close()
-	})
-	return eng
 }
 
 // rawPeer is a raw JSON-RPC client over ServeStdio: it correlates answers

@@ -39,9 +39,10 @@ func requireTaskID(p *taskIDParams) (string, error) {
 	return p.TaskID, nil
 }
 
-// tasksGet answers tasks/get with the Task. Errors: -32602 "Failed to
-// retrieve task: Task not found" for unknown, expired or purged tasks.
-func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
+// taskRun loads the run of params.taskId. Errors: -32602 for a missing
+// taskId, and "Failed to retrieve task: Task not found" for unknown,
+// expired or purged tasks.
+func (s *Server) taskRun(ctx context.Context, p *taskIDParams) (*engine.Run, error) {
 	id, err := requireTaskID(p)
 	if err != nil {
 		return nil, err
@@ -49,6 +50,15 @@ func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDPa
 	run, err := s.eng.Get(ctx, id)
 	if err != nil {
 		return nil, taskLookupError(id, err)
+	}
+	return run, nil
+}
+
+// tasksGet answers tasks/get with the Task. Errors: as taskRun.
+func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
+	run, err := s.taskRun(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	return &taskResult{Task: taskOf(run, s.eng.Profile())}, nil
 }
@@ -112,14 +122,11 @@ func (s *Server) tasksList(ctx context.Context, _ *sdk.ServerSession, p *listTas
 // tasks already terminal ("Cannot cancel task: already in terminal status
 // 'completed'").
 func (s *Server) tasksCancel(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
-	id, err := requireTaskID(p)
+	run, err := s.taskRun(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	run, err := s.eng.Get(ctx, id)
-	if err != nil {
-		return nil, taskLookupError(id, err)
-	}
+	id := run.RunID
 	if run.Status.Terminal() {
 		return nil, errTaskTerminal(taskStatusOf(run.Status))
 	}

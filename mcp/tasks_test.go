@@ -12,7 +12,7 @@ import (
 )
 
 func TestTasksCapabilityAndToolExecution(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	p := startRawPeer(t, srv)
 	caps := p.initResult["capabilities"].(map[string]any)
@@ -42,7 +42,7 @@ func TestTasksCapabilityAndToolExecution(t *testing.T) {
 }
 
 func TestTaskLifecycleOverStdio(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	p := startRawPeer(t, srv)
 
@@ -159,7 +159,7 @@ func TestTaskLifecycleOverStdio(t *testing.T) {
 }
 
 func TestTaskTTLCappedAndFloored(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	for _, c := range []struct {
 		task map[string]any
@@ -185,7 +185,7 @@ func TestTaskTTLCappedAndFloored(t *testing.T) {
 }
 
 func TestTaskIdempotencyKeyGivesTheSameTask(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	opts := map[string]any{"options": map[string]any{"idempotencyKey": "k-1", "mode": "sync"}}
 	a := p.mustCall("tools/call", taskCall(map[string]any{"items": 3, "sleepMs": 100}, map[string]any{}, opts))["task"].(map[string]any)
@@ -200,7 +200,7 @@ func TestTaskIdempotencyKeyGivesTheSameTask(t *testing.T) {
 }
 
 func TestTaskFailedRun(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	task := p.mustCall("tools/call", taskCall(map[string]any{"items": 2, "fail": true}, map[string]any{}, nil))["task"].(map[string]any)
 	id := task["taskId"].(string)
@@ -220,7 +220,7 @@ func TestTaskFailedRun(t *testing.T) {
 }
 
 func TestTaskCancelAndProtocolErrors(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	slow := p.mustCall("tools/call", taskCall(map[string]any{"items": 200, "sleepMs": 50}, map[string]any{}, nil))["task"].(map[string]any)
 	id := slow["taskId"].(string)
@@ -277,7 +277,7 @@ func TestTaskCancelAndProtocolErrors(t *testing.T) {
 }
 
 func TestTasksListPagesNewestFirst(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	ctx := context.Background()
 	const n = 120
@@ -339,7 +339,7 @@ func TestTasksListPagesNewestFirst(t *testing.T) {
 }
 
 func TestStdioShutdownReleasesWaitingTaskResult(t *testing.T) {
-	eng := newRealEngine(t, taskTestConfig())
+	eng := newEngine(t, taskTestConfig())
 	p := startRawPeerOn(t, NewServer(eng, ServerOptions{Version: "test"}), true)
 	task := p.mustCall("tools/call", taskCall(map[string]any{"items": 300, "sleepMs": 50}, map[string]any{}, nil))["task"].(map[string]any)
 	id := task["taskId"].(string)

@@ -73,7 +73,7 @@ func objectArguments(raw json.RawMessage) (json.RawMessage, error) {
 // decodeArgs unmarshals validated arguments into v. A failure here means a
 // value the schema admits but Go cannot hold (for example 1e400); it is
 // reported as INVALID_PARAMETER.
-func decodeArgs(args json.RawMessage, v any) *engine.Error {
+func decodeArgs(args json.RawMessage, v any) error {
 	if err := json.Unmarshal(args, v); err != nil {
 		return engine.Errorf(engine.InvalidParameter, "arguments: %v", err)
 	}
@@ -106,6 +106,15 @@ func jsonResult(v any, isError bool) *sdk.CallToolResult {
 // true, structuredContent {errorCode, message, recovery, details?}.
 func errorResult(err error) *sdk.CallToolResult {
 	return jsonResult(engine.AsError(err), true)
+}
+
+// answer is a handler's result: v as the answer, or err as the contract's
+// error result (logged when unexpected, see errorResultLogged).
+func (s *Server) answer(tool string, v any, err error) *sdk.CallToolResult {
+	if err != nil {
+		return s.errorResultLogged(tool, err)
+	}
+	return jsonResult(v, false)
 }
 
 // errorResultLogged is errorResult that also logs unexpected failures, so an

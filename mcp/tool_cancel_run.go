@@ -43,8 +43,5 @@ func (s *Server) cancelTaskRun(ctx context.Context, _ *sdk.CallToolRequest, raw 
 	}
 	// The cancel must complete even if the client stops waiting for it.
 	res, err := s.eng.Cancel(context.WithoutCancel(ctx), a.RunID, a.Reason)
-	if err != nil {
-		return s.errorResultLogged("cancel_task_run", err)
-	}
-	return jsonResult(res, false)
+	return s.answer("cancel_task_run", res, err)
 }

@@ -9,16 +9,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// eventReader is what the two event tools need besides Engine. It is kept
-// apart from Engine so engines without an event log (test fakes) still
-// serve the seven v1 tools; those answer EXECUTION_ERROR here.
-type eventReader interface {
-	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
-	WaitEvents(ctx context.Context, runID string, afterSeq int64, wait time.Duration) ([]engine.Event, int64, bool, error)
-}
-
-var _ eventReader = (*engine.Engine)(nil)
-
 // Bounds of the event tools' arguments.
 const (
 	maxEventWaitMs     = 30000
@@ -98,15 +88,8 @@ func (s *Server) getTaskRunEvents(ctx context.Context, _ *sdk.CallToolRequest, r
 	if err := decodeArgs(raw, &a); err != nil {
 		return errorResult(err)
 	}
-	ev, ok := s.eng.(eventReader)
-	if !ok {
-		return errorResult(engine.Errorf(engine.ExecutionError, "this server's engine keeps no event log"))
-	}
-	evs, next, terminal, err := ev.EventsAfter(ctx, a.RunID, a.AfterSeq, a.Limit)
-	if err != nil {
-		return s.errorResultLogged("get_task_run_events", err)
-	}
-	return jsonResult(eventPage{Events: evs, NextSeq: next, Terminal: terminal}, false)
+	evs, next, terminal, err := s.eng.EventsAfter(ctx, a.RunID, a.AfterSeq, a.Limit)
+	return s.answer("get_task_run_events", eventPage{Events: evs, NextSeq: next, Terminal: terminal}, err)
 }
 
 // subscribeTaskRunEvents long-polls for the next events.
@@ -119,16 +102,6 @@ func (s *Server) subscribeTaskRunEvents(ctx context.Context, _ *sdk.CallToolRequ
 	if err := decodeArgs(raw, &a); err != nil {
 		return errorResult(err)
 	}
-	ev, ok := s.eng.(eventReader)
-	if !ok {
-		return errorResult(engine.Errorf(engine.ExecutionError, "this server's engine keeps no event log"))
-	}
-	evs, next, terminal, err := ev.WaitEvents(ctx, a.RunID, a.AfterSeq, time.Duration(a.WaitMs)*time.Millisecond)
-	if err != nil {
-		return s.errorResultLogged("subscribe_task_run_events", err)
-	}
-	if evs == nil {
-		evs = []engine.Event{}
-	}
-	return jsonResult(eventPage{Events: evs, NextSeq: next, Terminal: terminal}, false)
+	evs, next, terminal, err := s.eng.WaitEvents(ctx, a.RunID, a.AfterSeq, time.Duration(a.WaitMs)*time.Millisecond)
+	return s.answer("subscribe_task_run_events", eventPage{Events: evs, NextSeq: next, Terminal: terminal}, err)
 }

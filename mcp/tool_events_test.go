@@ -4,18 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/internal/devtpl"
 )
 
 // commitClock is the store with a record of when each item checkpoint was
@@ -24,71 +19,44 @@ import (
 // write waited for the database on a busy machine).
 type commitClock struct {
 	engine.Store
-	mu sync.Mutex
-	at map[string]time.Time // runId/index → commit time
+	mu      sync.Mutex
+	at      map[string]time.Time // runId/index → commit time
+	changed chan struct{}        // closed and replaced on every record
+}
+
+func newCommitClock() *commitClock {
+	return &commitClock{at: map[string]time.Time{}, changed: make(chan struct{})}
 }
 
 func (c *commitClock) SaveItem(ctx context.Context, runID string, h engine.Holder, it engine.Item, p engine.Progress, now int64) error {
 	err := c.Store.SaveItem(ctx, runID, h, it, p, now)
 	c.mu.Lock()
 	c.at[fmt.Sprintf("%s/%d", runID, it.Index)] = time.Now()
+	close(c.changed)
+	c.changed = make(chan struct{})
 	c.mu.Unlock()
 	return err
 }
 
-// committed returns when item index of runID was committed (waiting a
-// moment for the record, which is written just after the commit).
+// committed returns when item index of runID was committed (waiting for
+// the record, which is written just after the commit).
 func (c *commitClock) committed(t *testing.T, runID string, index int) time.Time {
 	t.Helper()
-	for i := 0; i < 100; i++ {
+	timeout := time.After(10 * time.Second)
+	for {
 		c.mu.Lock()
 		at, ok := c.at[fmt.Sprintf("%s/%d", runID, index)]
+		ch := c.changed
 		c.mu.Unlock()
 		if ok {
 			return at
 		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("no commit recorded for %s item %d", runID, index)
-	return time.Time{}
-}
-
-// realEngine runs an engine with dev_echo on the SQLite file at path until
-// the returned stop is called (also at cleanup).
-func realEngine(t *testing.T, path string) (*engine.Engine, func()) {
-	eng, _, stop := realEngineClock(t, path)
-	return eng, stop
-}
-
-// realEngineClock is realEngine that also returns the commit clock.
-func realEngineClock(t *testing.T, path string) (*engine.Engine, *commitClock, func()) {
-	t.Helper()
-	store, err := db.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &commitClock{Store: store, at: map[string]time.Time{}}
-	eng, err := engine.New(engine.Options{Store: clock, Templates: []engine.Template{devtpl.Echo{}},
-		Config: engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = eng.Run(ctx); close(done) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("no commit recorded for %s item %d", runID, index)
 		}
-		stopped = true
-		cancel()
-		<-done
-		store.Close()
 	}
-	t.Cleanup(stop)
-	return eng, clock, stop
 }
 
 // page decodes an event tool's answer.
@@ -121,57 +89,80 @@ func submitEcho(t *testing.T, eng *engine.Engine, inputs string) string {
 	return res.Run.RunID
 }
 
-func TestSubscribeReturnsWithin100msAndEmptyAtWaitMs(t *testing.T) {
-	eng, clock, _ := realEngineClock(t, filepath.Join(t.TempDir(), "bt.db"))
+// TestSubscribeReturnsOnTheEventAndEmptyAtWaitMs holds the long-poll to
+// its promise (04 §4.6): it returns as soon as there is something after
+// afterSeq, or empty at waitMs. With waitMs at its maximum a non-empty
+// answer can only come from the event (the deadline answers empty), so the
+// first half asserts outcome and order, not speed; the lag from each
+// commit is logged and only held well under waitMs. The second half is
+// about time: an empty answer not before waitMs, and well before a large
+// bound (a loaded machine is late, not stuck).
+func TestSubscribeReturnsOnTheEventAndEmptyAtWaitMs(t *testing.T) {
+	clock := newCommitClock()
+	eng, _ := startEngine(t, engineOpts{wrap: func(s engine.Store) engine.Store { clock.Store = s; return clock }})
 	tc := newTestClient(t, eng)
+	subscribe := func(runID string, after, waitMs int64) testPage {
+		return tc.events(t, "subscribe_task_run_events", map[string]any{"runId": runID, "afterSeq": after, "waitMs": waitMs})
+	}
+	const longWait = 30000 // ms, the maximum
 	id := submitEcho(t, eng, `{"sleepMs":300,"items":7}`)
 	var after int64
-	for { // catch up: created, status running
-		p := tc.events(t, "get_task_run_events", map[string]any{"runId": id, "afterSeq": after})
-		after = p.NextSeq
-		if len(p.Events) > 0 && p.Events[len(p.Events)-1].Type == "status" {
-			break
+	for running := false; !running; { // catch up: created, status running
+		p := subscribe(id, after, longWait)
+		if len(p.Events) == 0 || p.Terminal {
+			t.Fatalf("subscribe while catching up: %+v", p)
 		}
-		time.Sleep(20 * time.Millisecond)
+		for _, e := range p.Events {
+			running = running || (e.Type == "status" && strings.Contains(string(e.Data), `"running"`))
+		}
+		after = p.NextSeq
 	}
-	// Each item is committed ~300 ms after the previous one; the long-poll
-	// must answer soon after each commit, never at waitMs. The median is
-	// held to 100 ms and every answer to 2 s, so a machine busy with other
-	// tests (the race detector, parallel packages) cannot fail it alone.
+	// Each item is committed ~300 ms after the previous one: every answer
+	// carries the next items, in order, without gaps.
 	var lags []time.Duration
-	for i := 0; i < 5; i++ {
-		p := tc.events(t, "subscribe_task_run_events", map[string]any{"runId": id, "afterSeq": after, "waitMs": 10000})
+	next := 0
+	for next < 5 {
+		p := subscribe(id, after, longWait)
 		back := time.Now()
-		if len(p.Events) == 0 || p.Events[0].Type != "item" || p.Terminal {
+		if len(p.Events) == 0 || p.Terminal {
 			t.Fatalf("subscribe: %+v", p)
 		}
-		var item struct{ Index int }
-		_ = json.Unmarshal(p.Events[0].Data, &item)
-		lags = append(lags, back.Sub(clock.committed(t, id, item.Index)))
+		for k, e := range p.Events {
+			var item struct{ Index int }
+			_ = json.Unmarshal(e.Data, &item)
+			if e.Seq != after+int64(k)+1 || e.Type != "item" || item.Index != next {
+				t.Fatalf("event %+v, want item %d at seq %d", e, next, after+int64(k)+1)
+			}
+			next++
+		}
+		lags = append(lags, back.Sub(clock.committed(t, id, next-1)))
 		after = p.NextSeq
 	}
-	sorted := append([]time.Duration(nil), lags...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	t.Logf("subscribe answered after each item commit: %v (median %v; waitMs 10000)", lags, sorted[2])
-	if sorted[2] > 100*time.Millisecond || sorted[4] > 2*time.Second {
-		t.Fatalf("subscribe lags %v: want median <= 100ms and all <= 2s", lags)
+	t.Logf("subscribe answered after each item commit: %v (waitMs %d)", lags, longWait)
+	for _, lag := range lags {
+		if lag > longWait*time.Millisecond/3 {
+			t.Fatalf("subscribe lags %v: an answer came %v after its event, near waitMs", lags, lag)
+		}
 	}
-	// Nothing happens on a run sleeping 5 s: waitMs 300 answers empty at
-	// 300 ms (plus scheduling), not before.
-	quiet := submitEcho(t, eng, `{"sleepMs":5000,"items":1}`)
+	// A run sleeping ten minutes writes nothing more once running: waitMs
+	// 300 answers empty, at 300 ms and not before.
+	quiet := submitEcho(t, eng, `{"sleepMs":600000,"items":1}`)
 	var qAfter int64
 	for qAfter < 2 { // created, status running
-		qAfter = tc.events(t, "subscribe_task_run_events", map[string]any{"runId": quiet, "afterSeq": qAfter, "waitMs": 2000}).NextSeq
+		qAfter = subscribe(quiet, qAfter, longWait).NextSeq
 	}
+	const wait = 300 * time.Millisecond
 	start := time.Now()
-	q := tc.events(t, "subscribe_task_run_events", map[string]any{"runId": quiet, "afterSeq": qAfter, "waitMs": 300})
-	if el := time.Since(start); len(q.Events) != 0 || q.NextSeq != qAfter || q.Terminal || el < 300*time.Millisecond || el > 3*time.Second {
-		t.Fatalf("quiet subscribe after %v: %+v", el, q)
+	q := subscribe(quiet, qAfter, wait.Milliseconds())
+	if el := time.Since(start); len(q.Events) != 0 || q.NextSeq != qAfter || q.Terminal || el < wait || el > wait+15*time.Second {
+		t.Fatalf("quiet subscribe after %v: %+v, want empty at %v", el, q, wait)
 	}
+	// The first run goes on to its end: the rest of its log, ending with
+	// status succeeded.
 	p := testPage{NextSeq: after}
 	var rest []engine.Event
 	for !p.Terminal {
-		p = tc.events(t, "subscribe_task_run_events", map[string]any{"runId": id, "afterSeq": p.NextSeq, "waitMs": 5000})
+		p = subscribe(id, p.NextSeq, longWait)
 		rest = append(rest, p.Events...)
 	}
 	if len(rest) == 0 {
@@ -184,7 +175,7 @@ func TestSubscribeReturnsWithin100msAndEmptyAtWaitMs(t *testing.T) {
 }
 
 func TestEventToolErrorsNameTheField(t *testing.T) {
-	eng, _ := realEngine(t, filepath.Join(t.TempDir(), "bt.db"))
+	eng := newEngine(t, engine.Config{})
 	tc := newTestClient(t, eng)
 	ctx := context.Background()
 	res, sc := tc.call(t, ctx, "subscribe_task_run_events", map[string]any{"runId": "x", "waitMs": 30001})
@@ -225,7 +216,7 @@ func TestEventToolErrorsNameTheField(t *testing.T) {
 
 func TestSubscribeResumesAcrossADaemonRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bt.db")
-	eng1, stop1 := realEngine(t, path)
+	eng1, stop1 := startEngine(t, engineOpts{path: path})
 	tc1 := newTestClient(t, eng1)
 	id := submitEcho(t, eng1, `{"sleepMs":80,"items":12}`)
 	var seen []engine.Event
@@ -240,7 +231,7 @@ func TestSubscribeResumesAcrossADaemonRestart(t *testing.T) {
 		seen, after = append(seen, p.Events...), p.NextSeq
 	}
 	stop1() // the daemon stops; the run goes back to queued
-	eng2, _ := realEngine(t, path)
+	eng2, _ := startEngine(t, engineOpts{path: path})
 	tc2 := newTestClient(t, eng2)
 	for {
 		p := tc2.events(t, "subscribe_task_run_events", map[string]any{"runId": id, "afterSeq": after, "waitMs": 5000})

@@ -50,8 +50,5 @@ func (s *Server) getArtifact(ctx context.Context, _ *sdk.CallToolRequest, raw js
 	}
 	// Length 0 (absent) asks the engine for artifactMaxChunkSize.
 	chunk, err := s.eng.ReadArtifact(ctx, a.ArtifactID, a.Offset, a.Length)
-	if err != nil {
-		return s.errorResultLogged("get_artifact", err)
-	}
-	return jsonResult(chunk, false)
+	return s.answer("get_artifact", chunk, err)
 }

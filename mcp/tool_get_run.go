@@ -34,8 +34,5 @@ func (s *Server) getTaskRun(ctx context.Context, _ *sdk.CallToolRequest, raw jso
 		return errorResult(err)
 	}
 	run, err := s.eng.Get(ctx, a.RunID)
-	if err != nil {
-		return s.errorResultLogged("get_task_run", err)
-	}
-	return jsonResult(normalizeRun(run), false)
+	return s.answer("get_task_run", run, err)
 }

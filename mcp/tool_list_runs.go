@@ -56,13 +56,5 @@ func (s *Server) listTaskRuns(ctx context.Context, _ *sdk.CallToolRequest, raw j
 	list, err := s.eng.List(ctx, engine.ListQuery{
 		Status: a.Status, TemplateID: a.TemplateID, SessionID: a.SessionID, Limit: a.Limit, Offset: a.Offset,
 	})
-	if err != nil {
-		return s.errorResultLogged("list_task_runs", err)
-	}
-	out := *list
-	out.Runs = make([]*engine.Run, 0, len(list.Runs))
-	for _, r := range list.Runs {
-		out.Runs = append(out.Runs, normalizeRun(r))
-	}
-	return jsonResult(out, false)
+	return s.answer("list_task_runs", list, err)
 }

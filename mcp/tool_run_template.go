@@ -8,9 +8,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxTimeoutMs is the contract's upper bound of options.timeoutMs.
-const maxTimeoutMs = 600000
-
 // runTemplateArgs are run_task_template's arguments.
 type runTemplateArgs struct {
 	TemplateID string          `json:"templateId"`
@@ -54,7 +51,7 @@ func (s *Server) runTaskTemplateTool() toolDef {
 			"options": object(map[string]any{
 				"mode": map[string]any{"type": "string", "enum": []string{"sync", "async", "auto"}, "default": "auto",
 					"description": "sync: wait for the end; async: return at once; auto: wait up to autoSyncBudgetMs."},
-				"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": maxTimeoutMs,
+				"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxTimeoutMs,
 					"description": "Bound on the running phase in ms (queue time excluded). Default: syncTimeoutMs for sync, asyncTimeoutMs otherwise."},
 				"idempotencyKey": map[string]any{"type": "string", "minLength": 1, "maxLength": 200,
 					"description": "Deduplicates submissions of the same template within the run TTL."},
@@ -107,34 +104,26 @@ func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, 
 	if err := decodeArgs(raw, &a); err != nil {
 		return errorResult(err)
 	}
-	mode := a.Options.Mode
-	if mode == "" {
-		mode = engine.ModeAuto
-	}
-	prof := s.eng.Profile()
-	if mode == engine.ModeSync && prof.SyncTimeoutMs > 0 && a.Options.TimeoutMs > prof.SyncTimeoutMs {
-		return errorResult(invalidField("options.timeoutMs",
-			"must be at most syncTimeoutMs (%d) in sync mode, got %d; use mode async for longer runs",
-			prof.SyncTimeoutMs, a.Options.TimeoutMs))
-	}
+	// The engine checks the options (a sync timeout above syncTimeoutMs
+	// too) and resolves the mode ("" is auto) into sub.Mode.
 	sub, err := s.eng.Submit(ctx, engine.SubmitRequest{
 		TemplateID:     a.TemplateID,
 		SessionID:      a.SessionID,
 		Inputs:         a.Inputs,
-		Mode:           mode,
+		Mode:           a.Options.Mode,
 		TimeoutMs:      a.Options.TimeoutMs,
 		IdempotencyKey: a.Options.IdempotencyKey,
 	})
 	if err != nil {
 		return s.errorResultLogged("run_task_template", err)
 	}
-	switch mode {
+	switch sub.Mode {
 	case engine.ModeAsync:
 		return asyncAnswer(sub.Run, dedupOf(sub))
 	case engine.ModeSync:
 		return s.waitAnswer(ctx, req, sub, 0)
 	default:
-		return s.waitAnswer(ctx, req, sub, autoBudget(prof))
+		return s.waitAnswer(ctx, req, sub, autoBudget(s.eng.Profile()))
 	}
 }
 
@@ -164,7 +153,7 @@ type asyncHandle struct {
 // is also what tasks/result will return for a task.
 func syncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 	isError := run.Status == engine.StatusFailed || run.Status == engine.StatusCanceled
-	return jsonResult(runAnswer{Run: normalizeRun(run), Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}, isError)
+	return jsonResult(runAnswer{Run: run, Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}, isError)
 }
 
 // dedupInfo is what an answer says about idempotency: whether the key
@@ -193,14 +182,4 @@ func asyncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 		Deduplicated: d.deduplicated,
 		InputsMatch:  d.inputsMatch,
 	}, false)
-}
-
-// normalizeRun returns a shallow copy of run whose list fields encode as []
-// rather than null, as the output schema promises.
-func normalizeRun(run *engine.Run) *engine.Run {
-	c := *run
-	if c.ArtifactIDs == nil {
-		c.ArtifactIDs = []string{}
-	}
-	return &c
 }

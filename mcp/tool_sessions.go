@@ -8,18 +8,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// sessionManager is what the four browser-session tools need besides
-// Engine. It is kept apart from Engine so engines without browser sessions
-// (test fakes) still serve the other tools; these answer EXECUTION_ERROR.
-type sessionManager interface {
-	CreateSession(ctx context.Context, r engine.CreateSessionRequest) (*engine.Session, error)
-	ListSessions(ctx context.Context) ([]*engine.Session, error)
-	CloseSession(ctx context.Context, sessionID string) (*engine.Session, error)
-	ExportSessionState(ctx context.Context, sessionID string) (*engine.SessionExport, error)
-}
-
-var _ sessionManager = (*engine.Engine)(nil)
-
 // sessionSchema is a browser session as the session tools return it.
 func sessionSchema() map[string]any {
 	return object(map[string]any{
@@ -29,15 +17,6 @@ func sessionSchema() map[string]any {
 		"expiresAt":  integer("Unix ms when it closes unless used again (sessionIdleTtlMs after the last use)."),
 		"closedAt":   nullableInt("Unix ms when it was closed, or null."),
 	}, "sessionId", "createdAt", "expiresAt")
-}
-
-// sessions returns the engine's session side, or an EXECUTION_ERROR result.
-func (s *Server) sessions() (sessionManager, *sdk.CallToolResult) {
-	sm, ok := s.eng.(sessionManager)
-	if !ok {
-		return nil, errorResult(engine.Errorf(engine.ExecutionError, "this server has no browser sessions"))
-	}
-	return sm, nil
 }
 
 func (s *Server) createBrowserSessionTool() toolDef {
@@ -71,15 +50,8 @@ func (s *Server) createBrowserSession(ctx context.Context, _ *sdk.CallToolReques
 	if err := decodeArgs(raw, &a); err != nil {
 		return errorResult(err)
 	}
-	sm, bad := s.sessions()
-	if bad != nil {
-		return bad
-	}
-	sess, err := sm.CreateSession(ctx, engine.CreateSessionRequest{StorageState: a.StorageState, ArtifactID: a.ArtifactID})
-	if err != nil {
-		return s.errorResultLogged("create_browser_session", err)
-	}
-	return jsonResult(sess, false)
+	sess, err := s.eng.CreateSession(ctx, engine.CreateSessionRequest{StorageState: a.StorageState, ArtifactID: a.ArtifactID})
+	return s.answer("create_browser_session", sess, err)
 }
 
 func (s *Server) listBrowserSessionsTool() toolDef {
@@ -99,15 +71,8 @@ func (s *Server) listBrowserSessionsTool() toolDef {
 }
 
 func (s *Server) listBrowserSessions(ctx context.Context, _ *sdk.CallToolRequest, _ json.RawMessage) *sdk.CallToolResult {
-	sm, bad := s.sessions()
-	if bad != nil {
-		return bad
-	}
-	list, err := sm.ListSessions(ctx)
-	if err != nil {
-		return s.errorResultLogged("list_browser_sessions", err)
-	}
-	return jsonResult(map[string]any{"sessions": list}, false)
+	list, err := s.eng.ListSessions(ctx)
+	return s.answer("list_browser_sessions", map[string]any{"sessions": list}, err)
 }
 
 func (s *Server) closeBrowserSessionTool() toolDef {
@@ -126,21 +91,22 @@ func (s *Server) closeBrowserSessionTool() toolDef {
 }
 
 func (s *Server) closeBrowserSession(ctx context.Context, _ *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+	id, err := sessionIDArg(raw)
+	if err != nil {
+		return errorResult(err)
+	}
+	sess, err := s.eng.CloseSession(context.WithoutCancel(ctx), id)
+	return s.answer("close_browser_session", sess, err)
+}
+
+// sessionIDArg decodes the {sessionId} arguments of close_browser_session
+// and export_session_state.
+func sessionIDArg(raw json.RawMessage) (string, error) {
 	var a struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := decodeArgs(raw, &a); err != nil {
-		return errorResult(err)
-	}
-	sm, bad := s.sessions()
-	if bad != nil {
-		return bad
-	}
-	sess, err := sm.CloseSession(context.WithoutCancel(ctx), a.SessionID)
-	if err != nil {
-		return s.errorResultLogged("close_browser_session", err)
-	}
-	return jsonResult(sess, false)
+	err := decodeArgs(raw, &a)
+	return a.SessionID, err
 }
 
 func (s *Server) exportSessionStateTool() toolDef {
@@ -167,19 +133,10 @@ func (s *Server) exportSessionStateTool() toolDef {
 }
 
 func (s *Server) exportSessionState(ctx context.Context, _ *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
-	var a struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := decodeArgs(raw, &a); err != nil {
+	id, err := sessionIDArg(raw)
+	if err != nil {
 		return errorResult(err)
 	}
-	sm, bad := s.sessions()
-	if bad != nil {
-		return bad
-	}
-	exp, err := sm.ExportSessionState(ctx, a.SessionID)
-	if err != nil {
-		return s.errorResultLogged("export_session_state", err)
-	}
-	return jsonResult(exp, false)
+	exp, err := s.eng.ExportSessionState(ctx, id)
+	return s.answer("export_session_state", exp, err)
 }

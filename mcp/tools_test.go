@@ -15,7 +15,7 @@ import (
 )
 
 func TestToolsListHasSevenDescribedTools(t *testing.T) {
-	tc := newTestClient(t, newFakeEngine())
+	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	var names []string
 	for name, tool := range tc.tools {
 		names = append(names, name)
@@ -60,11 +60,11 @@ func TestToolsListHasSevenDescribedTools(t *testing.T) {
 }
 
 func TestArgumentProblemsAreInvalidParameterResults(t *testing.T) {
-	f := newFakeEngine()
-	tc := newTestClient(t, f)
+	eng := newEngine(t, engine.Config{})
+	tc := newTestClient(t, eng)
 	ctx := context.Background()
 	run := func(opts map[string]any) map[string]any {
-		return map[string]any{"templateId": "instant", "options": opts}
+		return map[string]any{"templateId": "dev_echo", "options": opts}
 	}
 	cases := []struct {
 		name  string
@@ -80,7 +80,7 @@ func TestArgumentProblemsAreInvalidParameterResults(t *testing.T) {
 		{"sync above syncTimeoutMs", "run_task_template", run(map[string]any{"mode": "sync", "timeoutMs": 300001}), "options.timeoutMs"},
 		{"key too long", "run_task_template", run(map[string]any{"idempotencyKey": strings.Repeat("k", 201)}), "options.idempotencyKey"},
 		{"missing templateId", "run_task_template", map[string]any{"inputs": map[string]any{}}, "templateId"},
-		{"inputs not object", "run_task_template", map[string]any{"templateId": "instant", "inputs": []any{1}}, "inputs"},
+		{"inputs not object", "run_task_template", map[string]any{"templateId": "dev_echo", "inputs": []any{1}}, "inputs"},
 		{"limit 0", "list_task_runs", map[string]any{"limit": 0}, "limit"},
 		{"limit 1001", "list_task_runs", map[string]any{"limit": 1001}, "limit"},
 		{"offset -1", "list_task_runs", map[string]any{"offset": -1}, "offset"},
@@ -107,17 +107,16 @@ func TestArgumentProblemsAreInvalidParameterResults(t *testing.T) {
 	if msg := wantError(t, res, sc, engine.InvalidParameter); msg != "options.timeoutMs must be an integer in 1..600000, got 0" {
 		t.Fatalf("message = %q", msg)
 	}
-	if n, _, _ := f.snapshot(); n != 0 {
-		t.Fatalf("invalid run_task_template calls reached Submit %d times", n)
+	if l, err := eng.List(ctx, engine.ListQuery{}); err != nil || l.Total != 0 {
+		t.Fatalf("invalid run_task_template calls created runs: %+v %v", l, err)
 	}
 }
 
 func TestUnknownFieldsIgnoredButUnknownInputsRejected(t *testing.T) {
-	f := newFakeEngine()
-	tc := newTestClient(t, f)
+	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	ctx := context.Background()
 	res, sc := tc.call(t, ctx, "run_task_template", map[string]any{
-		"templateId": "instant", "futureField": 1, "options": map[string]any{"mode": "sync", "futureOption": true},
+		"templateId": "dev_echo", "futureField": 1, "options": map[string]any{"mode": "sync", "futureOption": true},
 	})
 	if res.IsError || sc["status"] != "succeeded" || sc["mode"] != "sync" {
 		t.Fatalf("unknown top-level/options fields must be ignored, got %v", sc)
@@ -126,20 +125,20 @@ func TestUnknownFieldsIgnoredButUnknownInputsRejected(t *testing.T) {
 	if got := fmt.Sprint(sc["ignoredArguments"]); got != "[futureField options.futureOption]" {
 		t.Fatalf("ignoredArguments = %s, want [futureField options.futureOption]", got)
 	}
-	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "instant", "options": map[string]any{"mode": "async"}})
+	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "dev_echo", "options": map[string]any{"mode": "async"}})
 	if res.IsError || sc["ignoredArguments"] != nil {
 		t.Fatalf("a request without unknown arguments: %v", sc)
 	}
 	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{
-		"templateId": "instant", "inputs": map[string]any{"urlz": []string{"x"}},
+		"templateId": "dev_echo", "inputs": map[string]any{"urlz": []string{"x"}},
 	})
-	if msg := wantError(t, res, sc, engine.InvalidParameter); !strings.Contains(msg, "inputs.urlz") {
-		t.Fatalf("message %q does not name inputs.urlz", msg)
+	if msg := wantError(t, res, sc, engine.InvalidParameter); !strings.Contains(msg, "urlz") {
+		t.Fatalf("message %q does not name urlz", msg)
 	}
 }
 
 func TestProtocolProblemsAreJSONRPCErrors(t *testing.T) {
-	tc := newTestClient(t, newFakeEngine())
+	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
@@ -154,32 +153,33 @@ func TestProtocolProblemsAreJSONRPCErrors(t *testing.T) {
 }
 
 func TestDomainErrorsAndMalformedIDs(t *testing.T) {
-	tc := newTestClient(t, newFakeEngine())
+	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	ctx := context.Background()
+	_, run := tc.call(t, ctx, "run_task_template", runArgs(instantRun, "sync", nil))
+	art := run["artifactIds"].([]any)[0]
 	res, sc := tc.call(t, ctx, "get_task_run", map[string]any{"runId": "run_nope"})
 	wantError(t, res, sc, engine.RunNotFound)
 	res, sc = tc.call(t, ctx, "cancel_task_run", map[string]any{"runId": "nope"})
 	wantError(t, res, sc, engine.RunNotFound)
 	res, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": "art_nope"})
 	wantError(t, res, sc, engine.ArtifactNotFound)
-	res, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": "art_1", "offset": 99})
+	res, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": art, "offset": 99})
 	wantError(t, res, sc, engine.InvalidParameter)
 	res, sc = tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "nope"})
 	wantError(t, res, sc, engine.TemplateNotFound)
 }
 
 func TestReadToolsAnswerTheEngine(t *testing.T) {
-	f := newFakeEngine()
-	tc := newTestClient(t, f)
+	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	ctx := context.Background()
 
 	_, sc := tc.call(t, ctx, "list_task_templates", nil)
 	tpls := sc["templates"].([]any)
-	if len(tpls) != 1 || tpls[0].(map[string]any)["inputSchema"] == nil {
+	if len(tpls) != 2 || tpls[0].(map[string]any)["inputSchema"] == nil {
 		t.Fatalf("templates with schemas: %v", sc)
 	}
 	_, sc = tc.call(t, ctx, "list_task_templates", map[string]any{"includeSchemas": false})
-	if tpl := sc["templates"].([]any)[0].(map[string]any); tpl["inputSchema"] != nil || tpl["templateId"] != "instant" {
+	if tpl := sc["templates"].([]any)[0].(map[string]any); tpl["inputSchema"] != nil || tpl["templateId"] != "dev_echo" {
 		t.Fatalf("includeSchemas=false: %v", tpl)
 	}
 
@@ -194,7 +194,7 @@ func TestReadToolsAnswerTheEngine(t *testing.T) {
 		t.Errorf("protocolVersions = %v", pv)
 	}
 
-	_, run := tc.call(t, ctx, "run_task_template", map[string]any{"templateId": "instant", "options": map[string]any{"mode": "async"}})
+	_, run := tc.call(t, ctx, "run_task_template", runArgs(instantRun, "sync", nil))
 	id := run["runId"].(string)
 	res, sc := tc.call(t, ctx, "get_task_run", map[string]any{"runId": id})
 	if res.IsError || sc["status"] != "succeeded" || sc["runId"] != id {
@@ -208,14 +208,15 @@ func TestReadToolsAnswerTheEngine(t *testing.T) {
 	if sc["total"] != float64(1) || sc["limit"] != float64(50) || sc["offset"] != float64(0) {
 		t.Fatalf("list_task_runs: %v", sc)
 	}
-	_, sc = tc.call(t, ctx, "list_task_runs", map[string]any{"status": "queued", "limit": 1000, "offset": 3})
-	f.mu.Lock()
-	last := f.lists[len(f.lists)-1]
-	f.mu.Unlock()
-	if last != (engine.ListQuery{Status: "queued", Limit: 1000, Offset: 3}) || sc["total"] != float64(0) {
-		t.Fatalf("list query passed as %+v, answer %v", last, sc)
+	_, sc = tc.call(t, ctx, "list_task_runs", map[string]any{"status": "succeeded", "limit": 1000, "offset": 1})
+	if sc["total"] != float64(1) || sc["limit"] != float64(1000) || sc["offset"] != float64(1) || len(sc["runs"].([]any)) != 0 {
+		t.Fatalf("list_task_runs status succeeded, offset 1: %v", sc)
 	}
-	_, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": "art_1", "offset": 6})
+	_, sc = tc.call(t, ctx, "list_task_runs", map[string]any{"status": "queued"})
+	if sc["total"] != float64(0) {
+		t.Fatalf("list_task_runs status queued: %v", sc)
+	}
+	_, sc = tc.call(t, ctx, "get_artifact", map[string]any{"artifactId": run["artifactIds"].([]any)[0], "offset": 6})
 	if sc["data"] != "world" || sc["complete"] != true || sc["length"] != float64(5) {
 		t.Fatalf("get_artifact: %v", sc)
 	}
