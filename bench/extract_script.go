@@ -22,7 +22,7 @@ func repoRoot() string {
 // source, so the baseline evaluates exactly the same JavaScript without the
 // template having to export it.
 func templateExtractJS() (string, error) {
-	path := filepath.Join(repoRoot(), "engine", "templates", "page_extract.go")
+	path := filepath.Join(repoRoot(), "templates", "page_extract.go")
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 	if err != nil {
 		return "", fmt.Errorf("read the extraction script: %w", err)
