@@ -13,14 +13,14 @@ import (
 )
 
 // Engine is what the dashboard needs from the domain; *engine.Engine
-// implements it. Methods return domain errors (*engine.Error).
+// implements it. Methods return domain errors (*engine.Error inside the
+// error).
 type Engine interface {
 	Submit(ctx context.Context, r engine.SubmitRequest) (*engine.SubmitResult, error)
 	Get(ctx context.Context, runID string) (*engine.Run, error)
 	List(ctx context.Context, q engine.ListQuery) (*engine.RunList, error)
 	Cancel(ctx context.Context, runID, reason string) (*engine.CancelResult, error)
-	Items(ctx context.Context, runID string) ([]engine.Item, error)
-	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
+	Detail(ctx context.Context, runID string) (*engine.RunDetail, error)
 	Artifact(ctx context.Context, artifactID string) (*engine.Artifact, error)
 	ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
 	Templates() []engine.TemplateInfo

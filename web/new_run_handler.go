@@ -59,24 +59,23 @@ func (d *Dashboard) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, inputs := r.PostForm.Get("templateId"), r.PostForm.Get("inputs")
-	raw, verr := formInputs(inputs)
-	if verr == nil {
-		res, err := d.eng.Submit(r.Context(), engine.SubmitRequest{TemplateID: id, Inputs: raw, Mode: engine.ModeAsync})
-		if err == nil {
+	raw, err := formInputs(inputs)
+	if err == nil {
+		var res *engine.SubmitResult
+		if res, err = d.eng.Submit(r.Context(), engine.SubmitRequest{TemplateID: id, Inputs: raw, Mode: engine.ModeAsync}); err == nil {
 			d.log.Info("run started from the dashboard", "runId", res.Run.RunID, "templateId", id)
 			http.Redirect(w, r, "/runs/"+url.PathEscape(res.Run.RunID), http.StatusSeeOther)
 			return
 		}
-		verr = engine.AsError(err)
 	}
 	v := d.newRunView(id, inputs)
-	v.Error = errorView(verr)
+	v.Error = errorView(engine.AsError(err))
 	d.render(w, r, http.StatusUnprocessableEntity, newRunPage(v), newRunForm(v))
 }
 
 // formInputs parses the inputs text area: empty means {}, anything but a
 // JSON object is INVALID_PARAMETER worded as the MCP tool words it.
-func formInputs(s string) (json.RawMessage, *engine.Error) {
+func formInputs(s string) (json.RawMessage, error) {
 	b := bytes.TrimSpace([]byte(s))
 	if len(b) == 0 {
 		return json.RawMessage("{}"), nil

@@ -17,13 +17,14 @@ const (
 	maxEventRows = 100
 )
 
-// runView builds the detail view model. Errors: RUN_NOT_FOUND.
+// runView builds the detail view model from one read of the run (with its
+// items and events). Errors: RUN_NOT_FOUND.
 func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
-	ctx := r.Context()
-	run, err := d.eng.Get(ctx, id)
+	detail, err := d.eng.Detail(r.Context(), id)
 	if err != nil {
 		return RunView{}, err
 	}
+	run, items, evs := detail.Run, detail.Items, detail.Events
 	now := d.now()
 	v := RunView{
 		Page: d.page("Run "+shortID(run.RunID), "runs"),
@@ -47,10 +48,6 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		}
 	}
 	v.Inputs = maskInputs(run.Inputs, schema)
-	items, err := d.eng.Items(ctx, id)
-	if err != nil {
-		return RunView{}, err
-	}
 	for i, it := range items {
 		if i == maxItemRows {
 			v.ItemsMore = len(items) - maxItemRows
@@ -60,10 +57,6 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 	}
 	for _, aid := range run.ArtifactIDs {
 		v.Artifacts = append(v.Artifacts, d.artifactView(r, aid))
-	}
-	evs, _, _, err := d.eng.EventsAfter(ctx, id, 0, engine.MaxEventLimit)
-	if err != nil {
-		return RunView{}, err
 	}
 	if n := len(evs); n > maxEventRows {
 		v.EventsNote = fmt.Sprintf("Newest %d of %d events.", maxEventRows, n)
