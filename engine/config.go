@@ -73,51 +73,42 @@ func DefaultConfig() Config {
 	}
 }
 
-// withDefaults fills zero fields from DefaultConfig.
+// withDefaults fills zero fields from DefaultConfig (MaxAttempts also
+// when negative).
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
-	set := func(v *int64, def int64) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	if c.MaxConcurrentRuns == 0 {
-		c.MaxConcurrentRuns = d.MaxConcurrentRuns
-	}
-	if c.MaxURLs == 0 {
-		c.MaxURLs = d.MaxURLs
-	}
+	orDefault(&c.MaxConcurrentRuns, d.MaxConcurrentRuns)
+	orDefault(&c.MaxURLs, d.MaxURLs)
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = d.MaxAttempts
 	}
-	if c.MaxTabsPerSession == 0 {
-		c.MaxTabsPerSession = d.MaxTabsPerSession
-	}
-	set(&c.SyncTimeoutMs, d.SyncTimeoutMs)
-	set(&c.AsyncTimeoutMs, d.AsyncTimeoutMs)
-	set(&c.ArtifactMaxChunkSize, d.ArtifactMaxChunkSize)
-	set(&c.ArtifactTTLMs, d.ArtifactTTLMs)
-	set(&c.RunTTLMs, d.RunTTLMs)
-	set(&c.AutoSyncBudgetMs, d.AutoSyncBudgetMs)
-	set(&c.TaskPollIntervalMs, d.TaskPollIntervalMs)
-	set(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
-	set(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
-	if c.TrustLevel == "" {
-		c.TrustLevel = d.TrustLevel
-	}
-	dur := func(v *time.Duration, def time.Duration) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	dur(&c.HeartbeatInterval, d.HeartbeatInterval)
-	dur(&c.LeaseDuration, d.LeaseDuration)
-	dur(&c.PollInterval, d.PollInterval)
-	dur(&c.RecoveryInterval, d.RecoveryInterval)
-	dur(&c.JanitorInterval, d.JanitorInterval)
-	dur(&c.ShutdownGrace, d.ShutdownGrace)
-	dur(&c.TombstoneTTL, d.TombstoneTTL)
+	orDefault(&c.MaxTabsPerSession, d.MaxTabsPerSession)
+	orDefault(&c.SyncTimeoutMs, d.SyncTimeoutMs)
+	orDefault(&c.AsyncTimeoutMs, d.AsyncTimeoutMs)
+	orDefault(&c.ArtifactMaxChunkSize, d.ArtifactMaxChunkSize)
+	orDefault(&c.ArtifactTTLMs, d.ArtifactTTLMs)
+	orDefault(&c.RunTTLMs, d.RunTTLMs)
+	orDefault(&c.AutoSyncBudgetMs, d.AutoSyncBudgetMs)
+	orDefault(&c.TaskPollIntervalMs, d.TaskPollIntervalMs)
+	orDefault(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
+	orDefault(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
+	orDefault(&c.TrustLevel, d.TrustLevel)
+	orDefault(&c.HeartbeatInterval, d.HeartbeatInterval)
+	orDefault(&c.LeaseDuration, d.LeaseDuration)
+	orDefault(&c.PollInterval, d.PollInterval)
+	orDefault(&c.RecoveryInterval, d.RecoveryInterval)
+	orDefault(&c.JanitorInterval, d.JanitorInterval)
+	orDefault(&c.ShutdownGrace, d.ShutdownGrace)
+	orDefault(&c.TombstoneTTL, d.TombstoneTTL)
 	return c
+}
+
+// orDefault sets *v to def when it is the zero value.
+func orDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
 }
 
 // Profile is get_runtime_profile's answer.

@@ -28,11 +28,14 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.recoverOnce(ctx)
 
 	loops, lctx := errgroup.WithContext(ctx)
-	loops.Go(func() error { e.scheduleLoop(lctx); return nil })
-	loops.Go(func() error { e.heartbeatLoop(lctx); return nil })
-	loops.Go(func() error { e.every(lctx, e.cfg.RecoveryInterval, e.recoverOnce); return nil })
-	loops.Go(func() error { e.every(lctx, e.cfg.JanitorInterval, e.janitorOnce); return nil })
-	loops.Go(func() error { e.every(lctx, e.sessionSweepInterval(), e.sweepSessions); return nil })
+	// The scheduler claims when kicked (a local submission or a finished
+	// run) or every PollInterval (runs submitted by peers).
+	loops.Go(func() error { e.every(lctx, e.cfg.PollInterval, e.wake, e.claimOnce); return nil })
+	// Heartbeats extend leases and notice remote cancels.
+	loops.Go(func() error { e.every(lctx, e.cfg.HeartbeatInterval, nil, e.heartbeatOnce); return nil })
+	loops.Go(func() error { e.every(lctx, e.cfg.RecoveryInterval, nil, e.recoverOnce); return nil })
+	loops.Go(func() error { e.every(lctx, e.cfg.JanitorInterval, nil, e.janitorOnce); return nil })
+	loops.Go(func() error { e.every(lctx, e.sessionSweepInterval(), nil, e.sweepSessions); return nil })
 	e.kick()
 	<-ctx.Done()
 	_ = loops.Wait()
@@ -85,16 +88,18 @@ wait:
 	e.log.Info("engine stopped")
 }
 
-// every calls f every d until ctx ends.
-func (e *Engine) every(ctx context.Context, d time.Duration, f func(context.Context)) {
+// every calls f every d, and at once on each signal of wake (nil: none),
+// until ctx ends.
+func (e *Engine) every(ctx context.Context, d time.Duration, wake <-chan struct{}, f func(context.Context)) {
 	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-wake:
 		case <-t.C:
-			f(ctx)
 		}
+		f(ctx)
 	}
 }

@@ -4,25 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
-	"time"
 )
 
-// heartbeatLoop extends this process's leases and stops local runs that were
-// cancelled or recovered by another process.
-func (e *Engine) heartbeatLoop(ctx context.Context) {
-	t := time.NewTicker(e.cfg.HeartbeatInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			e.heartbeatOnce(ctx)
-		}
-	}
-}
-
-// heartbeatOnce performs one heartbeat.
+// heartbeatOnce performs one heartbeat: it extends this process's leases
+// and stops local runs that were cancelled or recovered by another process.
 func (e *Engine) heartbeatOnce(ctx context.Context) {
 	// Snapshot before the write: a run claimed after it is not judged yet.
 	e.mu.Lock()

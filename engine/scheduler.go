@@ -3,24 +3,7 @@ package engine
 import (
 	"context"
 	"runtime/debug"
-	"time"
 )
-
-// scheduleLoop claims queued runs whenever it is kicked (a local submission
-// or a finished run) or every PollInterval (runs submitted by peers).
-func (e *Engine) scheduleLoop(ctx context.Context) {
-	t := time.NewTicker(e.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-e.wake:
-		case <-t.C:
-		}
-		e.claimOnce(ctx)
-	}
-}
 
 // claimOnce claims as many runs as the global limit and the local free slots
 // allow, and starts each.

@@ -165,15 +165,21 @@ func (t *idleSessions) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// begin records a request of session id starting: the idle clock stops.
-func (t *idleSessions) begin(id string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// entryLocked returns session id's entry, creating it on first use.
+func (t *idleSessions) entryLocked(id string) *idleSession {
 	e := t.m[id]
 	if e == nil {
 		e = &idleSession{}
 		t.m[id] = e
 	}
+	return e
+}
+
+// begin records a request of session id starting: the idle clock stops.
+func (t *idleSessions) begin(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entryLocked(id)
 	e.refs++
 	if e.timer != nil {
 		e.timer.Stop()
@@ -207,11 +213,7 @@ func (t *idleSessions) end(id string, gone bool) {
 func (t *idleSessions) touch(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e := t.m[id]
-	if e == nil {
-		e = &idleSession{}
-		t.m[id] = e
-	}
+	e := t.entryLocked(id)
 	if e.refs == 0 {
 		t.armLocked(id, e)
 	}

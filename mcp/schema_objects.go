@@ -1,6 +1,9 @@
 package mcp
 
-import "github.com/browsertask/browsertask/engine"
+import (
+	"github.com/browsertask/browsertask/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // The tools' schemas are written by hand (not reflected from Go types) so
 // they say exactly what the contract says: ranges, enums, nullability, and
@@ -26,6 +29,19 @@ func str(desc string) map[string]any {
 // integer is an integer schema with a description.
 func integer(desc string) map[string]any {
 	return map[string]any{"type": "integer", "description": desc}
+}
+
+// offsetInt is an integer argument >= 0 that defaults to 0 (an offset, an
+// afterSeq).
+func offsetInt(desc string) map[string]any {
+	return map[string]any{"type": "integer", "minimum": 0, "default": 0, "description": desc}
+}
+
+// destructiveIdempotent annotates a tool that ends something (a run, a
+// session) and may be repeated harmlessly.
+func destructiveIdempotent() *sdk.ToolAnnotations {
+	destructive := true
+	return &sdk.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true}
 }
 
 // nullableInt is an integer-or-null schema (Unix ms that may be unset).

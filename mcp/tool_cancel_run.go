@@ -8,7 +8,6 @@ import (
 )
 
 func (s *Server) cancelTaskRunTool() toolDef {
-	destructive := true
 	return toolDef{
 		name:  "cancel_task_run",
 		title: "Cancel a run",
@@ -17,7 +16,7 @@ func (s *Server) cancelTaskRunTool() toolDef {
 			"A run that already ended is left as it is and the answer is {success: false, runId, status, reason} - " +
 			"not an error. Use it when a run is no longer wanted or takes too long. " +
 			"Errors: RUN_NOT_FOUND (unknown or expired runId).",
-		annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true},
+		annotations: destructiveIdempotent(),
 		input: object(map[string]any{
 			"runId":  str("The run to cancel."),
 			"reason": map[string]any{"type": "string", "maxLength": 1000, "description": "Optional reason, kept with the run."},

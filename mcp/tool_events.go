@@ -50,7 +50,7 @@ func (s *Server) getTaskRunEventsTool() toolDef {
 		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		input: object(map[string]any{
 			"runId":    str("The run to read."),
-			"afterSeq": map[string]any{"type": "integer", "minimum": 0, "default": 0, "description": "Return only events with seq > afterSeq."},
+			"afterSeq": offsetInt("Return only events with seq > afterSeq."),
 			"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxEventLimit, "default": engine.DefaultEventLimit, "description": "Most events returned."},
 		}, "runId"),
 		output: outputOf(eventPageSchema()),
@@ -70,7 +70,7 @@ func (s *Server) subscribeTaskRunEventsTool() toolDef {
 		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		input: object(map[string]any{
 			"runId":    str("The run to follow."),
-			"afterSeq": map[string]any{"type": "integer", "minimum": 0, "default": 0, "description": "Return only events with seq > afterSeq (the previous answer's nextSeq)."},
+			"afterSeq": offsetInt("Return only events with seq > afterSeq (the previous answer's nextSeq)."),
 			"waitMs":   map[string]any{"type": "integer", "minimum": 0, "maximum": maxEventWaitMs, "default": defaultEventWaitMs, "description": "Longest wait for a new event, in ms."},
 		}, "runId"),
 		output: outputOf(eventPageSchema()),

@@ -21,7 +21,7 @@ func (s *Server) getArtifactTool() toolDef {
 		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		input: object(map[string]any{
 			"artifactId": str("The artifact to read."),
-			"offset":     map[string]any{"type": "integer", "minimum": 0, "default": 0, "description": "Byte offset to start at."},
+			"offset":     offsetInt("Byte offset to start at."),
 			"length": map[string]any{"type": "integer", "minimum": 1,
 				"description": "Bytes to read; default and maximum artifactMaxChunkSize."},
 		}, "artifactId"),

@@ -29,7 +29,7 @@ func (s *Server) listTaskRunsTool() toolDef {
 			"templateId": str("Only runs of this template."),
 			"sessionId":  str("Only runs in this browser session."),
 			"limit":      map[string]any{"type": "integer", "minimum": 1, "maximum": maxListLimit, "default": defaultListLimit, "description": "Page size."},
-			"offset":     map[string]any{"type": "integer", "minimum": 0, "default": 0, "description": "Runs to skip."},
+			"offset":     offsetInt("Runs to skip."),
 		}),
 		output: outputOf(object(map[string]any{
 			"runs":   map[string]any{"type": "array", "items": runSchema()},

@@ -76,14 +76,13 @@ func (s *Server) listBrowserSessions(ctx context.Context, _ *sdk.CallToolRequest
 }
 
 func (s *Server) closeBrowserSessionTool() toolDef {
-	destructive := true
 	return toolDef{
 		name:  "close_browser_session",
 		title: "Close a browser session",
 		description: "Closes a browser session: its cookies and storage are discarded (save them first with " +
 			"export_session_state if needed) and runs still using it fail. Answers the closed session " +
 			"{sessionId, createdAt, expiresAt, closedAt}. Errors: SESSION_NOT_FOUND (unknown, already closed or expired).",
-		annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true},
+		annotations: destructiveIdempotent(),
 		input:       object(map[string]any{"sessionId": str("The session to close.")}, "sessionId"),
 		output:      outputOf(sessionSchema()),
 		handle:      s.closeBrowserSession,
