@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,21 +51,7 @@ func profileSchema() map[string]any {
 		"artifactMaxChunkSize", "artifactTtlMs", "runTtlMs", "supportedModes", "trustLevel", "isRemote")
 }
 
-// getRuntimeProfile answers the profile, filling list fields the engine
-// left empty so the answer always matches the schema.
+// getRuntimeProfile answers the engine's profile.
 func (s *Server) getRuntimeProfile(_ context.Context, _ *sdk.CallToolRequest, _ json.RawMessage) *sdk.CallToolResult {
-	p := s.eng.Profile()
-	if len(p.SupportedModes) == 0 {
-		p.SupportedModes = []engine.Mode{engine.ModeSync, engine.ModeAsync, engine.ModeAuto}
-	}
-	if len(p.ProtocolVersions) == 0 {
-		p.ProtocolVersions = servedVersions()
-	}
-	if p.ArtifactTextMimeTypes == nil {
-		p.ArtifactTextMimeTypes = append([]string{"text/*"}, engine.TextMimeTypes...)
-	}
-	if p.ArtifactEncodingRule == "" {
-		p.ArtifactEncodingRule = engine.ArtifactEncodingRule
-	}
-	return jsonResult(p, false)
+	return jsonResult(s.eng.Profile(), false)
 }
