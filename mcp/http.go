@@ -135,6 +135,11 @@ type idleSession struct {
 	refs      int         // its requests in flight
 	idleSince time.Time   // when refs last fell to 0
 	timer     *time.Timer // runs expire; nil until first idle
+	// closing is set while expire closes the session: a request naming it
+	// then is answered 404 at once, as after the close, instead of
+	// reaching a session that is half torn down (the SDK forgets a session
+	// in two steps, and a request between them got an empty 200).
+	closing bool
 }
 
 // newIdleSessions builds a reaper closing sessions idle for timeout.
@@ -157,7 +162,10 @@ func (t *idleSessions) wrap(next http.Handler) http.Handler {
 			}
 			return
 		}
-		t.begin(id)
+		if !t.begin(id) {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		gone := rec.status == http.StatusNotFound || (r.Method == http.MethodDelete && rec.status/100 == 2)
@@ -176,14 +184,19 @@ func (t *idleSessions) entryLocked(id string) *idleSession {
 }
 
 // begin records a request of session id starting: the idle clock stops.
-func (t *idleSessions) begin(id string) {
+// It returns false when the session is being closed for idleness.
+func (t *idleSessions) begin(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.entryLocked(id)
+	if e.closing {
+		return false
+	}
 	e.refs++
 	if e.timer != nil {
 		e.timer.Stop()
 	}
+	return true
 }
 
 // end records a request of session id ending; when it was the last one
@@ -234,13 +247,21 @@ func (t *idleSessions) armLocked(id string, e *idleSession) {
 // than timeout and does nothing.
 func (t *idleSessions) expire(id string, e *idleSession) {
 	t.mu.Lock()
-	if t.m[id] != e || e.refs > 0 || time.Since(e.idleSince) < t.timeout {
+	if t.m[id] != e || e.refs > 0 || e.closing || time.Since(e.idleSince) < t.timeout {
 		t.mu.Unlock()
 		return
 	}
-	delete(t.m, id)
+	// Requests that arrive from here on get 404 (begin); the entry goes
+	// once the SDK has forgotten the session entirely.
+	e.closing = true
 	t.mu.Unlock()
-	if t.close(id) {
+	closed := t.close(id)
+	t.mu.Lock()
+	if t.m[id] == e {
+		delete(t.m, id)
+	}
+	t.mu.Unlock()
+	if closed {
 		t.log.Info("closed idle MCP HTTP session", "session", id, "idle", t.timeout.String())
 	}
 }

@@ -119,20 +119,25 @@ func (h *idleHarness) waitClosed(sid string) {
 }
 
 func TestHTTPIdleSessionsAreClosed(t *testing.T) {
-	// Long enough that all n sessions are open before the first expires,
-	// even on a loaded machine.
-	h := newIdleHarness(t, 3*time.Second)
+	h := newIdleHarness(t, time.Second)
 	h.ts.Client().CloseIdleConnections()
 	before := runtime.NumGoroutine()
 	const n = 20
+	// Each session holds an open GET stream while the others are opened, so
+	// none can expire before all n are open, however slow the machine.
 	ids := make([]string, n)
+	stops := make([]func(), n)
 	for i := range ids {
 		ids[i] = h.open()
+		stops[i] = h.stream(ids[i])
 	}
 	if got := h.sessions(); got != n {
 		t.Fatalf("%d sessions open, want %d", got, n)
 	}
 	grown := runtime.NumGoroutine()
+	for _, stop := range stops {
+		stop() // the idle clocks start when the streams end
+	}
 	for _, id := range ids {
 		h.waitClosed(id)
 	}
@@ -148,6 +153,31 @@ func TestHTTPIdleSessionsAreClosed(t *testing.T) {
 	if grown < before+n {
 		t.Fatalf("the sessions held %d goroutines; the test no longer measures their release", grown-before)
 	}
+}
+
+// stream opens session sid's GET event stream, as a client waiting for
+// notifications holds it, and returns a function that ends it and waits
+// until the response is fully read.
+func (h *idleHarness) stream(sid string) func() {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.ts.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(sessionIDHeader, sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := h.ts.Client().Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		cancel()
+		h.t.Fatalf("GET stream of %s: %v %v", sid, err, resp)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		close(ended)
+	}()
+	h.t.Cleanup(cancel)
+	return func() { cancel(); <-ended }
 }
 
 func TestHTTPSessionsInUseAreKept(t *testing.T) {
