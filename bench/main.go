@@ -1,5 +1,5 @@
 // Command bench measures browsertask side by side with what it is built on
-// and prints the figures with their ratios (spec 06-engineering.md §6.5):
+// and prints the figures with their ratios:
 //
 //  1. batch_extract_pages on local fixture pages through MCP vs a bare
 //     go-rod baseline (same browser, flags, script and tab count);

@@ -51,7 +51,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		Resolve: resolve,
 		Browser: browsers, Headed: cfg.headed, Logger: log.With("component", "browser"),
 		MaxTabsPerSession: cfg.engine.MaxTabsPerSession,
-		// Every request of every tab is held to the URL policy (03 §3.3).
+		// Every request of every tab is held to the URL policy (README, "Security model").
 		TrustLevel: cfg.engine.TrustLevel, AllowFileURLs: cfg.engine.AllowFileURLs,
 	})
 	tpls := templates.All(bm)

@@ -8,7 +8,7 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// defaultPurgeBatch is used when Purge gets batch <= 0 (04 §4.5: at most 500
+// defaultPurgeBatch is used when Purge gets batch <= 0 (at most 500
 // rows per transaction, so the janitor never holds the write lock long).
 const defaultPurgeBatch = 500
 

@@ -9,7 +9,7 @@ import (
 // ErrorCode is one of the 16 domain error codes of the v1 contract.
 type ErrorCode string
 
-// The 16 error codes of the v1 contract (01-contract.md §1.3).
+// The 16 error codes of the v1 contract (docs/error-codes.md).
 const (
 	ElementNotFound            ErrorCode = "ELEMENT_NOT_FOUND"
 	NavigationTimeout          ErrorCode = "NAVIGATION_TIMEOUT"

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// URLPolicy says which URLs a run may navigate to (spec 03 §3.3).
+// URLPolicy says which URLs a run may navigate to (README, "Security model").
 type URLPolicy struct {
 	// AllowFileURLs permits file: URLs (only with trust level "local").
 	AllowFileURLs bool

@@ -12,7 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Resource templates (02-mcp.md §2.5): runs and small artifacts are
+// Resource templates: runs and small artifacts are
 // readable as MCP resources, for clients that attach resources to a
 // conversation rather than call tools.
 

@@ -9,7 +9,7 @@ import (
 // they say exactly what the contract says: ranges, enums, nullability, and
 // output schemas that admit every shape a tool returns, including the error
 // object. Objects never set additionalProperties:false: fields are only ever
-// added (01-contract.md), and unknown argument fields are ignored — but
+// added (the v1 contract), and unknown argument fields are ignored — but
 // run_task_template names them in ignoredArguments, so a typo is not silent.
 
 // object is a JSON Schema object with the given properties and required names.

@@ -1,5 +1,5 @@
 // Package mcp exposes the engine as an MCP server: the seven v1 tools of the
-// frozen contract (01-contract.md §1.2), served over stdio and Streamable HTTP
+// frozen v1 contract (README, "Tools"), served over stdio and Streamable HTTP
 // by one server definition.
 package mcp
 
@@ -73,7 +73,7 @@ const instructions = "browsertask runs browser automation as durable runs. " +
 
 // supportedProtocolVersions are the MCP versions served. 2026-07-28 is left
 // out on purpose: there Tasks became an incompatible extension that this
-// server does not implement yet (02-mcp.md §2.1).
+// server does not implement yet.
 var supportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // ProtocolVersions returns the MCP protocol versions the server negotiates,

@@ -10,7 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MCP 2025-11-25 Tasks on top of runs (02-mcp.md §2.4): a task IS a run,
+// MCP 2025-11-25 Tasks on top of runs (README, "MCP Tasks"): a task IS a run,
 // taskId == runId, so tasks live in SQLite, survive restarts and are seen by
 // every process sharing the database. In local trust mode any local client
 // that can reach the server can list, read and cancel every task.

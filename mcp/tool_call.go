@@ -131,7 +131,7 @@ func (s *Server) errorResultLogged(tool string, err error) *sdk.CallToolResult {
 // not declare, as dotted paths ("futureField", "options.futureOption"),
 // sorted. Only objects whose schema lists properties are looked into: free
 // objects (a template's inputs, options.outputSchema) have their own rules.
-// The contract ignores such fields for forward compatibility (01 §errors);
+// The contract ignores such fields for forward compatibility;
 // tools report them back so a typo is not silent.
 func unknownArguments(schema map[string]any, args json.RawMessage) []string {
 	var doc map[string]any

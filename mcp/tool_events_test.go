@@ -90,7 +90,7 @@ func submitEcho(t *testing.T, eng *engine.Engine, inputs string) string {
 }
 
 // TestSubscribeReturnsOnTheEventAndEmptyAtWaitMs holds the long-poll to
-// its promise (04 §4.6): it returns as soon as there is something after
+// its promise (its tool description): it returns as soon as there is something after
 // afterSeq, or empty at waitMs. With waitMs at its maximum a non-empty
 // answer can only come from the event (the deadline answers empty), so the
 // first half asserts outcome and order, not speed; the lag from each

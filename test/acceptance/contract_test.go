@@ -1,6 +1,6 @@
 package acceptance
 
-// Acceptance 1 and 2 (session part): the contract test list of 01 §1.4, run
+// Acceptance 1 and 2 (session part): the v1 contract's test list, run
 // against the built binary over stdio (`browsertask mcp --http=off`) and over
 // Streamable HTTP (`browsertask serve`), with the same client flow.
 
@@ -69,10 +69,10 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		t.Fatalf("tools/list: %v", err)
 	}
 	// The seven v1 tools must be there; the only extras allowed are the
-	// additive v1.1 event tools of 04 §4.6.
+	// additive v1.1 event tools (README, "Tools").
 	want := []string{"cancel_task_run", "get_artifact", "get_runtime_profile", "get_task_run", "list_task_runs", "list_task_templates", "run_task_template"}
 	v11 := map[string]bool{"get_task_run_events": true, "subscribe_task_run_events": true,
-		// The browser-session tools of 03 §3.2 (issue 4) are additive too.
+		// The browser-session tools (README, "Browser sessions") are additive too.
 		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true}
 	var got []string
 	for _, tool := range res.Tools {
@@ -159,7 +159,7 @@ func contractTemplates(t *testing.T, cs *sdk.ClientSession) {
 	}
 }
 
-// checkRunInvariants asserts the Run invariants of 01 §1.1.
+// checkRunInvariants asserts the Run invariants of the v1 contract (README, "Tools").
 func checkRunInvariants(t *testing.T, run obj) {
 	t.Helper()
 	id, _ := run["runId"].(string)

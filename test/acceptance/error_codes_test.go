@@ -1,6 +1,6 @@
 package acceptance
 
-// Acceptance 10 (issue 4) and 01-contract.md §1.4: every one of the 16
+// The v1 contract asks that every one of the 16
 // error codes is provoked through the MCP interface by at least one
 // black-box test. errorCodeTests is the map (also in docs/error-codes.md);
 // TestErrorCodeCoverage keeps it honest: every code is listed, every test
