@@ -38,8 +38,8 @@ var cdpVariants = []cdpVariant{
 	{name: "fetchport", fetchNo: true, describe: "+ Fetch.enable for one unused port only (trust local's daemon-port pattern)"},
 	{name: "autoattach", autoAtt: true, describe: "+ Target.setAutoAttach{waitForDebuggerOnStart}"},
 	{name: "all", network: true, fetch: true, autoAtt: true, describe: "network + fetch + autoattach"},
-	{name: "session", session: true, describe: "browser.Session: AcquirePage, Navigate(load), Eval — no engine, DB or MCP"},
-	{name: "sessionthen", session: true, then: true, describe: "browser.Session: AcquirePage, NavigateThen(load, extraction) with a per-page deadline"},
+	{name: "session", session: true, describe: "browser.Session: AcquireTab, Navigate(load), Eval — no engine, DB or MCP"},
+	{name: "sessionthen", session: true, then: true, describe: "browser.Session: AcquireTab, NavigateThen(load, extraction) with a per-page deadline"},
 }
 
 // benchBrowserCost is a diagnostic (-only browsercost): it prices CDP
@@ -272,16 +272,16 @@ func sessionRun(ctx context.Context, s *browser.Session, urls []string, script s
 	errs := make(chan error, tabs)
 	for w := 0; w < tabs; w++ {
 		go func() {
-			p, release, err := s.AcquirePage(ctx)
+			tb, err := s.AcquireTab(ctx)
 			if err != nil {
 				errs <- err
 				return
 			}
-			defer release(true)
+			defer tb.Release(true)
 			for i := range jobs {
 				if then {
 					pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-					_, raw, err := s.NavigateThen(pctx, p, urls[i], browser.WaitLoad, script)
+					_, raw, err := tb.NavigateThen(pctx, urls[i], browser.WaitLoad, script)
 					cancel()
 					if err != nil {
 						errs <- err
@@ -290,11 +290,11 @@ func sessionRun(ctx context.Context, s *browser.Session, urls []string, script s
 					out[i] = raw
 					continue
 				}
-				if _, err := s.Navigate(ctx, p, urls[i], browser.WaitLoad); err != nil {
+				if _, err := tb.Navigate(ctx, urls[i], browser.WaitLoad); err != nil {
 					errs <- err
 					return
 				}
-				raw, err := s.Eval(ctx, p, script)
+				raw, err := tb.Eval(ctx, script)
 				if err != nil {
 					errs <- err
 					return

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/engine"
@@ -22,12 +21,12 @@ func jsQuote(v string) string {
 	return string(b)
 }
 
-// WaitSelector waits until sel matches an element in tab p, up to wait (0 =
+// WaitSelector waits until sel matches an element in the tab, up to wait (0 =
 // DefaultElementWait). Errors: ELEMENT_NOT_FOUND (details.selector),
 // INVALID_PARAMETER (bad selector), PAGE_CRASHED, EXECUTION_ERROR, or the
 // cause of ctx.
-func (s *Session) WaitSelector(ctx context.Context, p *rod.Page, sel string, wait time.Duration) error {
-	return s.waitJS(ctx, p, waitSelectorJS(sel, ""), wait, func() *engine.Error {
+func (tb *Tab) WaitSelector(ctx context.Context, sel string, wait time.Duration) error {
+	return tb.waitJS(ctx, waitSelectorJS(sel, ""), wait, func() *engine.Error {
 		return engine.Errorf(engine.ElementNotFound, "no element matched %q within %d ms", sel, waitMs(wait)).
 			WithDetails(map[string]any{"selector": sel})
 	})
@@ -35,10 +34,10 @@ func (s *Session) WaitSelector(ctx context.Context, p *rod.Page, sel string, wai
 
 // WaitText waits until the page's visible text contains text. Errors as
 // WaitSelector (ELEMENT_NOT_FOUND with details.text).
-func (s *Session) WaitText(ctx context.Context, p *rod.Page, text string, wait time.Duration) error {
+func (tb *Tab) WaitText(ctx context.Context, text string, wait time.Duration) error {
 	js := `new Promise(resolve => { const f = () => { if (document.body && document.body.innerText.includes(` + jsQuote(text) +
 		`)) return resolve(true); setTimeout(f, 50) }; f() })`
-	return s.waitJS(ctx, p, js, wait, func() *engine.Error {
+	return tb.waitJS(ctx, js, wait, func() *engine.Error {
 		return engine.Errorf(engine.ElementNotFound, "the text %q did not appear within %d ms", text, waitMs(wait)).
 			WithDetails(map[string]any{"text": text})
 	})
@@ -53,21 +52,21 @@ func waitMs(d time.Duration) int64 {
 
 // waitJS evaluates a waiting expression under a deadline; when the deadline
 // (not ctx) ends it, notFound gives the error.
-func (s *Session) waitJS(ctx context.Context, p *rod.Page, js string, wait time.Duration, notFound func() *engine.Error) error {
+func (tb *Tab) waitJS(ctx context.Context, js string, wait time.Duration, notFound func() *engine.Error) error {
 	if wait <= 0 {
 		wait = DefaultElementWait
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	_, err := s.evalRetry(wctx, p, js)
+	_, err := tb.evalRetry(wctx, js)
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if s.Crashed(p) {
-		return s.mapErr(ctx, p, err, "wait for an element")
+	if tb.Crashed() {
+		return tb.mapErr(ctx, err, "wait for an element")
 	}
 	if wctx.Err() != nil {
 		return notFound()
@@ -77,8 +76,8 @@ func (s *Session) waitJS(ctx context.Context, p *rod.Page, js string, wait time.
 
 // elementCenter scrolls sel's first match into view and returns its
 // centre in CSS pixels. Errors: ELEMENT_NOT_FOUND when it has no box.
-func (s *Session) elementCenter(ctx context.Context, p *rod.Page, sel string) (float64, float64, error) {
-	raw, err := s.Eval(ctx, p, `(() => { const el = document.querySelector(`+jsQuote(sel)+`); if (!el) return null;
+func (tb *Tab) elementCenter(ctx context.Context, sel string) (float64, float64, error) {
+	raw, err := tb.Eval(ctx, `(() => { const el = document.querySelector(`+jsQuote(sel)+`); if (!el) return null;
 el.scrollIntoView({block: 'center', inline: 'center'}); const r = el.getBoundingClientRect();
 return r.width > 0 && r.height > 0 ? [r.left + r.width / 2, r.top + r.height / 2] : null })()`)
 	if err != nil {
@@ -95,15 +94,15 @@ return r.width > 0 && r.height > 0 ? [r.left + r.width / 2, r.top + r.height / 2
 // Click waits for sel and clicks the centre of its first match with a real
 // mouse press (what covers the element receives the click, as for a
 // user). Errors: as WaitSelector.
-func (s *Session) Click(ctx context.Context, p *rod.Page, sel string, wait time.Duration) error {
-	if err := s.WaitSelector(ctx, p, sel, wait); err != nil {
+func (tb *Tab) Click(ctx context.Context, sel string, wait time.Duration) error {
+	if err := tb.WaitSelector(ctx, sel, wait); err != nil {
 		return err
 	}
-	x, y, err := s.elementCenter(ctx, p, sel)
+	x, y, err := tb.elementCenter(ctx, sel)
 	if err != nil {
 		return err
 	}
-	gctx, cancel := s.guard(ctx, p)
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
 	for _, t := range []proto.InputDispatchMouseEventType{proto.InputDispatchMouseEventTypeMouseMoved,
 		proto.InputDispatchMouseEventTypeMousePressed, proto.InputDispatchMouseEventTypeMouseReleased} {
@@ -111,8 +110,8 @@ func (s *Session) Click(ctx context.Context, p *rod.Page, sel string, wait time.
 		if t != proto.InputDispatchMouseEventTypeMouseMoved {
 			ev.Button, ev.ClickCount = proto.InputMouseButtonLeft, 1
 		}
-		if err := ev.Call(p.Context(gctx)); err != nil {
-			return s.mapErr(ctx, p, err, "click "+sel)
+		if err := ev.Call(tb.client(gctx)); err != nil {
+			return tb.mapErr(ctx, err, "click "+sel)
 		}
 	}
 	return nil
@@ -121,11 +120,11 @@ func (s *Session) Click(ctx context.Context, p *rod.Page, sel string, wait time.
 // Type waits for sel, focuses it, clears its value and inserts text as
 // keyboard input (input events fire as for a user). Errors: as
 // WaitSelector; STEP_EXECUTION_FAILED when the element cannot take text.
-func (s *Session) Type(ctx context.Context, p *rod.Page, sel, text string, wait time.Duration) error {
-	if err := s.WaitSelector(ctx, p, sel, wait); err != nil {
+func (tb *Tab) Type(ctx context.Context, sel, text string, wait time.Duration) error {
+	if err := tb.WaitSelector(ctx, sel, wait); err != nil {
 		return err
 	}
-	raw, err := s.Eval(ctx, p, `(() => { const el = document.querySelector(`+jsQuote(sel)+`); if (!el) return 'missing';
+	raw, err := tb.Eval(ctx, `(() => { const el = document.querySelector(`+jsQuote(sel)+`); if (!el) return 'missing';
 el.scrollIntoView({block: 'center'}); el.focus();
 if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})) }
 else if (!el.isContentEditable) return 'not editable';
@@ -139,12 +138,12 @@ return document.activeElement === el ? 'ok' : 'not focusable' })()`)
 		return engine.Errorf(engine.StepExecutionFailed, "cannot type into %q: %s", sel, state).
 			WithDetails(map[string]any{"selector": sel})
 	}
-	gctx, cancel := s.guard(ctx, p)
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
-	if err := (proto.InputInsertText{Text: text}).Call(p.Context(gctx)); err != nil {
-		return s.mapErr(ctx, p, err, "type into "+sel)
+	if err := (proto.InputInsertText{Text: text}).Call(tb.client(gctx)); err != nil {
+		return tb.mapErr(ctx, err, "type into "+sel)
 	}
-	_, err = s.Eval(ctx, p, `(() => { const el = document.activeElement; if (el) el.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+	_, err = tb.Eval(ctx, `(() => { const el = document.activeElement; if (el) el.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
 	return err
 }
 
@@ -175,7 +174,7 @@ func KeyNames() []string {
 // Press presses and releases key in the focused element: a name of
 // KeyNames or a single character. Errors: INVALID_PARAMETER (unknown
 // key), PAGE_CRASHED, EXECUTION_ERROR.
-func (s *Session) Press(ctx context.Context, p *rod.Page, key string) error {
+func (tb *Tab) Press(ctx context.Context, key string) error {
 	d, ok := namedKeys[key]
 	if !ok {
 		if r := []rune(key); len(r) == 1 {
@@ -191,7 +190,7 @@ func (s *Session) Press(ctx context.Context, p *rod.Page, key string) error {
 	if key == "Space" {
 		name = " "
 	}
-	gctx, cancel := s.guard(ctx, p)
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
 	down := proto.InputDispatchKeyEvent{Type: proto.InputDispatchKeyEventTypeKeyDown, Key: name, Code: d.code,
 		WindowsVirtualKeyCode: d.keyCode, NativeVirtualKeyCode: d.keyCode, Text: d.text, UnmodifiedText: d.text}
@@ -201,8 +200,8 @@ func (s *Session) Press(ctx context.Context, p *rod.Page, key string) error {
 	up := proto.InputDispatchKeyEvent{Type: proto.InputDispatchKeyEventTypeKeyUp, Key: name, Code: d.code,
 		WindowsVirtualKeyCode: d.keyCode, NativeVirtualKeyCode: d.keyCode}
 	for _, ev := range []proto.InputDispatchKeyEvent{down, up} {
-		if err := ev.Call(p.Context(gctx)); err != nil {
-			return s.mapErr(ctx, p, err, "press "+key)
+		if err := ev.Call(tb.client(gctx)); err != nil {
+			return tb.mapErr(ctx, err, "press "+key)
 		}
 	}
 	return nil
@@ -212,11 +211,11 @@ func (s *Session) Press(ctx context.Context, p *rod.Page, key string) error {
 // value (or else visible label) is value, firing input and change.
 // Errors: as WaitSelector; STEP_EXECUTION_FAILED when no option matches
 // or the element is not a select.
-func (s *Session) Select(ctx context.Context, p *rod.Page, sel, value string, wait time.Duration) error {
-	if err := s.WaitSelector(ctx, p, sel, wait); err != nil {
+func (tb *Tab) Select(ctx context.Context, sel, value string, wait time.Duration) error {
+	if err := tb.WaitSelector(ctx, sel, wait); err != nil {
 		return err
 	}
-	raw, err := s.Eval(ctx, p, `(() => { const el = document.querySelector(`+jsQuote(sel)+`), v = `+jsQuote(value)+`;
+	raw, err := tb.Eval(ctx, `(() => { const el = document.querySelector(`+jsQuote(sel)+`), v = `+jsQuote(value)+`;
 if (!el || el.tagName !== 'SELECT') return 'not a <select>';
 const opt = Array.from(el.options).find(o => o.value === v) || Array.from(el.options).find(o => o.label.trim() === v);
 if (!opt) return 'no option with value or label ' + JSON.stringify(v);
@@ -238,10 +237,10 @@ return 'ok' })()`)
 // starting over when a navigation replaces the page, until it resolves or
 // ctx ends. Errors: ctx's error, INVALID_PARAMETER / STEP_EXECUTION_FAILED
 // when the script throws, PAGE_CRASHED, EXECUTION_ERROR.
-func (s *Session) WaitJS(ctx context.Context, p *rod.Page, expr string) error {
-	_, err := s.evalRetry(ctx, p, expr)
-	if err != nil && s.Crashed(p) {
-		return s.mapErr(ctx, p, err, "wait for a condition")
+func (tb *Tab) WaitJS(ctx context.Context, expr string) error {
+	_, err := tb.evalRetry(ctx, expr)
+	if err != nil && tb.Crashed() {
+		return tb.mapErr(ctx, err, "wait for a condition")
 	}
 	return err
 }

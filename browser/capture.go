@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/engine"
@@ -32,27 +31,25 @@ type PDFOptions struct {
 	PaperWidth, PaperHeight float64
 }
 
-// SetViewport sets tab p's viewport in CSS pixels until the tab is released
+// SetViewport sets the tab's viewport in CSS pixels until the tab is released
 // (released tabs are reset). Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
-func (s *Session) SetViewport(ctx context.Context, p *rod.Page, width, height int) error {
-	gctx, cancel := s.guard(ctx, p)
+func (tb *Tab) SetViewport(ctx context.Context, width, height int) error {
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
-	err := proto.EmulationSetDeviceMetricsOverride{Width: width, Height: height, DeviceScaleFactor: 1}.Call(p.Context(gctx))
+	err := proto.EmulationSetDeviceMetricsOverride{Width: width, Height: height, DeviceScaleFactor: 1}.Call(tb.client(gctx))
 	if err != nil {
-		return s.mapErr(ctx, p, err, "set the viewport")
+		return tb.mapErr(ctx, err, "set the viewport")
 	}
-	if t := s.tab(p); t != nil {
-		t.emulated.Store(true)
-	}
+	tb.t.emulated.Store(true)
 	return nil
 }
 
-// Screenshot captures tab p. Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
-func (s *Session) Screenshot(ctx context.Context, p *rod.Page, o ScreenshotOptions) ([]byte, error) {
-	if s.Crashed(p) {
-		return nil, s.mapErr(ctx, p, errors.New("renderer crashed"), "take a screenshot")
+// Screenshot captures the tab. Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
+func (tb *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
+	if tb.Crashed() {
+		return nil, tb.mapErr(ctx, errors.New("renderer crashed"), "take a screenshot")
 	}
-	gctx, cancel := s.guard(ctx, p)
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
 	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}
 	if o.Format == "jpeg" {
@@ -63,9 +60,9 @@ func (s *Session) Screenshot(ctx context.Context, p *rod.Page, o ScreenshotOptio
 		}
 	}
 	if o.FullPage {
-		m, err := proto.PageGetLayoutMetrics{}.Call(p.Context(gctx))
+		m, err := proto.PageGetLayoutMetrics{}.Call(tb.client(gctx))
 		if err != nil {
-			return nil, s.mapErr(ctx, p, err, "measure the page")
+			return nil, tb.mapErr(ctx, err, "measure the page")
 		}
 		size := m.CSSContentSize
 		if size == nil {
@@ -76,31 +73,43 @@ func (s *Session) Screenshot(ctx context.Context, p *rod.Page, o ScreenshotOptio
 			req.CaptureBeyondViewport = true
 		}
 	}
-	res, err := req.Call(p.Context(gctx))
+	res, err := req.Call(tb.client(gctx))
 	if err != nil {
-		return nil, s.mapErr(ctx, p, err, "take a screenshot")
+		return nil, tb.mapErr(ctx, err, "take a screenshot")
 	}
 	return res.Data, nil
 }
 
-// PDF prints tab p to PDF. Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
-func (s *Session) PDF(ctx context.Context, p *rod.Page, o PDFOptions) ([]byte, error) {
-	if s.Crashed(p) {
-		return nil, s.mapErr(ctx, p, errors.New("renderer crashed"), "print to PDF")
+// PDF prints the tab to PDF. Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
+func (tb *Tab) PDF(ctx context.Context, o PDFOptions) ([]byte, error) {
+	if tb.Crashed() {
+		return nil, tb.mapErr(ctx, errors.New("renderer crashed"), "print to PDF")
 	}
-	gctx, cancel := s.guard(ctx, p)
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
 	req := proto.PagePrintToPDF{Landscape: o.Landscape, PrintBackground: o.PrintBackground}
 	if o.PaperWidth > 0 && o.PaperHeight > 0 {
 		w, h := o.PaperWidth, o.PaperHeight
 		req.PaperWidth, req.PaperHeight = &w, &h
 	}
-	res, err := req.Call(p.Context(gctx))
+	res, err := req.Call(tb.client(gctx))
 	if err != nil {
-		if ctx.Err() == nil && !s.Crashed(p) && s.in.alive(s.gen) {
+		if ctx.Err() == nil && !tb.Crashed() && tb.s.in.alive(tb.s.gen) {
 			return nil, engine.Wrap(engine.StepExecutionFailed, err, "print to PDF: %v", err)
 		}
-		return nil, s.mapErr(ctx, p, err, "print to PDF")
+		return nil, tb.mapErr(ctx, err, "print to PDF")
 	}
 	return res.Data, nil
+}
+
+// BringToFront makes the tab the visible one of its session's window: a
+// popup it opened hides it, and a hidden tab stops rendering. Errors:
+// PAGE_CRASHED, EXECUTION_ERROR, ctx's.
+func (tb *Tab) BringToFront(ctx context.Context) error {
+	gctx, cancel := tb.guard(ctx)
+	defer cancel()
+	if err := (proto.PageBringToFront{}).Call(tb.client(gctx)); err != nil {
+		return tb.mapErr(ctx, err, "bring the tab to the front")
+	}
+	return nil
 }

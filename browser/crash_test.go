@@ -19,39 +19,39 @@ func TestRendererCrashIsPageCrashed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Navigate(ctx, p, srv.URL("/page/1"), WaitLoad); err != nil {
+	if _, err := tb.Navigate(ctx, srv.URL("/page/1"), WaitLoad); err != nil {
 		t.Fatal(err)
 	}
 	// Page.crash makes the renderer crash, as a real crash would.
 	c, cancel := context.WithTimeout(ctx, 2*time.Second)
-	_ = proto.PageCrash{}.Call(p.Context(c))
+	_ = proto.PageCrash{}.Call(tb.Page().Context(c))
 	cancel()
 	deadline := time.Now().Add(5 * time.Second)
-	for !s.Crashed(p) && time.Now().Before(deadline) {
+	for !tb.Crashed() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if !s.Crashed(p) {
+	if !tb.Crashed() {
 		t.Fatal("crash not detected")
 	}
-	_, err = s.Eval(ctx, p, `1+1`)
+	_, err = tb.Eval(ctx, `1+1`)
 	if engine.CodeOf(err) != engine.PageCrashed {
 		t.Fatalf("Eval on a crashed tab = %v, want PAGE_CRASHED", err)
 	}
-	release(true) // a crashed tab is closed, not pooled
+	tb.Release(true) // a crashed tab is closed, not pooled
 	time.Sleep(200 * time.Millisecond)
-	p2, release2, err := s.AcquirePage(ctx)
+	tb2, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release2(true)
-	if p2.TargetID == p.TargetID {
+	defer tb2.Release(true)
+	if tb2.Page().TargetID == tb.Page().TargetID {
 		t.Fatal("crashed tab was reused")
 	}
-	if r, err := s.Navigate(ctx, p2, srv.URL("/page/2"), WaitLoad); err != nil || r.Status != 200 {
+	if r, err := tb2.Navigate(ctx, srv.URL("/page/2"), WaitLoad); err != nil || r.Status != 200 {
 		t.Fatalf("after crash: %+v %v", r, err)
 	}
 }

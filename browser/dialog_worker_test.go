@@ -68,12 +68,12 @@ func TestDedicatedWorkersRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := sess.AcquirePage(ctx)
+	tb, err := sess.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true) // the tab stays on the page while its worker runs
-	if _, err := sess.Navigate(ctx, p, srv.URL+"/worker", WaitLoad); err != nil {
+	defer tb.Release(true) // the tab stays on the page while its worker runs
+	if _, err := tb.Navigate(ctx, srv.URL+"/worker", WaitLoad); err != nil {
 		t.Fatalf("worker page: %v", err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

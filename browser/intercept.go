@@ -49,7 +49,7 @@ func (s *Session) watchTab(t *tab) error {
 	return (proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}).Call(p)
 }
 
-// enableFetch (re)starts request interception of tab p with the current
+// enableFetch (re)starts request interception of page p (tab t) with the current
 // policy's patterns, or stops it when the policy needs none.
 func (s *Session) enableFetch(p *rod.Page, t *tab) error {
 	gen := s.policy.m.policyGen.Load()
@@ -298,31 +298,12 @@ func (s *Session) mainDocument(target cdpTarget, t *tab, e *proto.FetchRequestPa
 		e.FrameID == proto.PageFrameID(t.page.TargetID)
 }
 
-// Blocked returns the first request of tab p the URL policy refused since
-// its last navigation started (nil if none): TRUST_LEVEL_NOT_ALLOWED or
-// STEP_EXECUTION_FAILED with details {blockedUrl, policy}.
-func (s *Session) Blocked(p *rod.Page) error {
-	t := s.tab(p)
-	if t == nil {
-		return nil
-	}
-	if e := t.blocked.Load(); e != nil {
+// Blocked returns the first request of the tab the URL policy refused
+// since its last navigation started (nil if none): TRUST_LEVEL_NOT_ALLOWED
+// or STEP_EXECUTION_FAILED with details {blockedUrl, policy}.
+func (tb *Tab) Blocked() error {
+	if e := tb.t.blocked.Load(); e != nil {
 		return e
-	}
-	return nil
-}
-
-// clearBlocked forgets an earlier refusal (a new navigation starts).
-func (s *Session) clearBlocked(p *rod.Page) {
-	if t := s.tab(p); t != nil {
-		t.blocked.Store(nil)
-	}
-}
-
-// blockedErr returns the tab's refusal as a domain error, or nil.
-func (s *Session) blockedErr(p *rod.Page) *engine.Error {
-	if t := s.tab(p); t != nil {
-		return t.blocked.Load()
 	}
 	return nil
 }

@@ -28,35 +28,35 @@ func TestLaunchNavigateAndDescribe(t *testing.T) {
 	if d := m.Describe(); !strings.Contains(d.Product, "Chrome") {
 		t.Fatalf("Describe after launch = %+v, want a Chrome product", d)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
-	r, err := s.Navigate(ctx, p, srv.URL("/redirect?to=/page/7"), WaitLoad)
+	defer tb.Release(true)
+	r, err := tb.Navigate(ctx, srv.URL("/redirect?to=/page/7"), WaitLoad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Status != 200 || r.FinalURL != srv.URL("/page/7") {
 		t.Fatalf("nav = %+v, want 200 at /page/7", r)
 	}
-	title, err := s.Eval(ctx, p, `document.title`)
+	title, err := tb.Eval(ctx, `document.title`)
 	if err != nil || string(title) != `"Page 7"` {
 		t.Fatalf("title = %s, %v", title, err)
 	}
-	r, err = s.Navigate(ctx, p, srv.URL("/status/404"), WaitLoad)
+	r, err = tb.Navigate(ctx, srv.URL("/status/404"), WaitLoad)
 	if err != nil || r.Status != 404 || r.StatusText != "Not Found" {
 		t.Fatalf("404 page: %+v, %v", r, err)
 	}
 	// A cross-origin redirect (127.0.0.1 → localhost) still reports the
 	// final document's status and URL.
 	other := strings.Replace(srv.URL("/status/410"), "127.0.0.1", "localhost", 1)
-	r, err = s.Navigate(ctx, p, srv.URL("/redirect?to="+other), WaitLoad)
+	r, err = tb.Navigate(ctx, srv.URL("/redirect?to="+other), WaitLoad)
 	if err != nil || r.Status != 410 || r.FinalURL != other {
 		t.Fatalf("cross-origin redirect to %s: %+v, %v", other, r, err)
 	}
 	// A selector wait reports them too.
-	r, err = s.Navigate(ctx, p, srv.URL("/page/8"), "#name")
+	r, err = tb.Navigate(ctx, srv.URL("/page/8"), "#name")
 	if err != nil || r.Status != 200 || r.FinalURL != srv.URL("/page/8") {
 		t.Fatalf("selector wait: %+v, %v", r, err)
 	}
@@ -79,15 +79,15 @@ func TestSessionsAreIsolated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, release, err := s.AcquirePage(ctx)
+		tb, err := s.AcquireTab(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer release(true)
-		if _, err := s.Navigate(ctx, p, srv.URL(path), WaitLoad); err != nil {
+		defer tb.Release(true)
+		if _, err := tb.Navigate(ctx, srv.URL(path), WaitLoad); err != nil {
 			t.Fatal(err)
 		}
-		raw, err := s.Eval(ctx, p, `document.body.innerText`)
+		raw, err := tb.Eval(ctx, `document.body.innerText`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,10 +119,10 @@ func TestCloseKillsProcessGroupAndProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, release, err := s.AcquirePage(ctx); err != nil {
+	if tb, err := s.AcquireTab(ctx); err != nil {
 		t.Fatal(err)
 	} else {
-		release(true)
+		tb.Release(true)
 	}
 	pids := m.PIDs()
 	if len(pids) != 1 || len(GroupMembers(pids[0])) < 2 {
@@ -164,8 +164,8 @@ func TestBrowserDeathRelaunches(t *testing.T) {
 	for len(m.PIDs()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, _, err := s.AcquirePage(ctx); engine.CodeOf(err) != engine.ExecutionError {
-		t.Fatalf("AcquirePage on a dead browser: %v", err)
+	if _, err := s.AcquireTab(ctx); engine.CodeOf(err) != engine.ExecutionError {
+		t.Fatalf("AcquireTab on a dead browser: %v", err)
 	}
 	if _, err := m.Session(ctx, "sess_old"); engine.CodeOf(err) != engine.SessionNotFound {
 		t.Fatalf("session on dead browser: %v, want SESSION_NOT_FOUND", err)
@@ -177,12 +177,12 @@ func TestBrowserDeathRelaunches(t *testing.T) {
 	if pids := m.PIDs(); len(pids) != 1 || pids[0] == old {
 		t.Fatalf("PIDs after relaunch = %v (old %d)", pids, old)
 	}
-	p, release, err := s2.AcquirePage(ctx)
+	tb, err := s2.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
-	if r, err := s2.Navigate(ctx, p, srv.URL("/page/1"), WaitLoad); err != nil || r.Status != 200 {
+	defer tb.Release(true)
+	if r, err := tb.Navigate(ctx, srv.URL("/page/1"), WaitLoad); err != nil || r.Status != 200 {
 		t.Fatalf("navigate after relaunch: %+v %v", r, err)
 	}
 }
@@ -245,12 +245,12 @@ func TestRemoteEndpointPool(t *testing.T) {
 	if len(m.PIDs()) != 0 {
 		t.Fatalf("a remote endpoint launched a local browser: %v", m.PIDs())
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Navigate(ctx, p, srv.URL("/page/3"), WaitLoad)
-	release(true)
+	r, err := tb.Navigate(ctx, srv.URL("/page/3"), WaitLoad)
+	tb.Release(true)
 	if err != nil || r.Status != 200 {
 		t.Fatalf("remote navigate: %+v %v", r, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/engine"
@@ -34,7 +33,7 @@ type NavResult struct {
 	FinalURL string
 }
 
-// Navigate loads url in page p (a tab of this session) and waits per
+// Navigate loads url in the tab and waits per
 // waitFor ("load" or "" = the load event, "networkidle" = load plus 500 ms
 // without requests, else a CSS selector that must match). When ctx ends
 // first, the tab's loading is stopped before Navigate returns, so the
@@ -54,8 +53,8 @@ type NavResult struct {
 // INVALID_PARAMETER (bad selector), PAGE_CRASHED, EXECUTION_ERROR (browser
 // gone). The caller decides whether ctx's end was its own deadline or a
 // cancellation of the run.
-func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string) (NavResult, error) {
-	res, _, err := s.NavigateThen(ctx, p, url, waitFor, "")
+func (tb *Tab) Navigate(ctx context.Context, url, waitFor string) (NavResult, error) {
+	res, _, err := tb.NavigateThen(ctx, url, waitFor, "")
 	return res, err
 }
 
@@ -64,44 +63,44 @@ func (s *Session) Navigate(ctx context.Context, p *rod.Page, url, waitFor string
 // CDP round trip less per page), and returns its value as JSON. The value is
 // nil when then is empty, when the wait did not succeed, or when then threw
 // (the caller evaluates it again on its own to get the error).
-func (s *Session) NavigateThen(ctx context.Context, p *rod.Page, url, waitFor, then string) (NavResult, json.RawMessage, error) {
+func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (NavResult, json.RawMessage, error) {
 	var res NavResult
-	if s.Crashed(p) {
-		return res, nil, s.mapErr(ctx, p, errors.New("renderer crashed"), "navigate to "+url)
+	if tb.Crashed() {
+		return res, nil, tb.mapErr(ctx, errors.New("renderer crashed"), "navigate to "+url)
 	}
-	s.clearBlocked(p)
-	evCtx, stopEvents := s.guard(ctx, p)
+	tb.t.blocked.Store(nil) // a new navigation starts
+	evCtx, stopEvents := tb.guard(ctx)
 	defer stopEvents()
 	var idle func()
 	if waitFor == WaitNetworkIdle {
-		if err := (proto.NetworkEnable{}).Call(p.Context(evCtx)); err != nil {
-			return res, nil, s.mapErr(ctx, p, err, "watch the network of "+url)
+		if err := (proto.NetworkEnable{}).Call(tb.client(evCtx)); err != nil {
+			return res, nil, tb.mapErr(ctx, err, "watch the network of "+url)
 		}
 		defer func() {
 			c, cancel := context.WithTimeout(context.Background(), resetTimeout)
 			defer cancel()
-			_ = proto.NetworkDisable{}.Call(p.Context(c))
+			_ = proto.NetworkDisable{}.Call(tb.client(c))
 		}()
 		// The browser's own favicon fetch shows up (with request
 		// interception on) as a request that never finishes: not the page's.
-		idle = p.Context(evCtx).WaitRequestIdle(networkIdleQuiet, nil, []string{`/favicon\.ico(\?|$)`}, nil)
+		idle = tb.client(evCtx).WaitRequestIdle(networkIdleQuiet, nil, []string{`/favicon\.ico(\?|$)`}, nil)
 	}
 
-	nav, err := proto.PageNavigate{URL: url}.Call(p.Context(evCtx))
+	nav, err := proto.PageNavigate{URL: url}.Call(tb.client(evCtx))
 	if err != nil {
-		if ctx.Err() != nil && !s.Crashed(p) {
-			s.stopLoading(p, true)
+		if ctx.Err() != nil && !tb.Crashed() {
+			tb.stopLoading(true)
 			return res, nil, engine.Wrap(engine.NavigationTimeout, ctx.Err(),
 				"%s did not answer before the deadline", url).WithDetails(map[string]any{"url": url})
 		}
-		return res, nil, s.mapErr(ctx, p, err, "navigate to "+url)
+		return res, nil, tb.mapErr(ctx, err, "navigate to "+url)
 	}
 	if nav.ErrorText != "" {
-		if blocked := s.blockedErr(p); blocked != nil {
+		if blocked := tb.t.blocked.Load(); blocked != nil {
 			return res, nil, blocked
 		}
-		if s.Crashed(p) {
-			return res, nil, s.mapErr(ctx, p, errors.New(nav.ErrorText), "navigate to "+url)
+		if tb.Crashed() {
+			return res, nil, tb.mapErr(ctx, errors.New(nav.ErrorText), "navigate to "+url)
 		}
 		return res, nil, engine.Errorf(engine.StepExecutionFailed, "navigation to %s failed: %s", url, nav.ErrorText).
 			WithDetails(map[string]any{"url": url, "netError": nav.ErrorText})
@@ -110,13 +109,13 @@ func (s *Session) NavigateThen(ctx context.Context, p *rod.Page, url, waitFor, t
 	var raw json.RawMessage
 	switch waitFor {
 	case "", WaitLoad, WaitNetworkIdle:
-		raw, err = s.evalRetry(ctx, p, waitLoadJS(then))
+		raw, err = tb.evalRetry(ctx, waitLoadJS(then))
 		if err == nil && idle != nil {
 			idle()
 			err = ctx.Err()
 		}
 	default:
-		raw, err = s.evalRetry(ctx, p, waitSelectorJS(waitFor, then))
+		raw, err = tb.evalRetry(ctx, waitSelectorJS(waitFor, then))
 	}
 	if err == nil && evCtx.Err() != nil {
 		err = context.Canceled // the network-idle wait ended by a crash
@@ -124,21 +123,21 @@ func (s *Session) NavigateThen(ctx context.Context, p *rod.Page, url, waitFor, t
 	if err == nil {
 		var thenVal json.RawMessage
 		res, thenVal = parseNavInfo(raw)
-		if blocked := s.blockedErr(p); blocked != nil {
+		if blocked := tb.t.blocked.Load(); blocked != nil {
 			// The page loaded, but one of its requests (a sub-frame, a
 			// script, a client-side redirect) was refused: the page fails.
 			return res, nil, blocked
 		}
 		return res, thenVal, nil
 	}
-	if s.Crashed(p) {
-		return res, nil, s.mapErr(ctx, p, err, "load "+url)
+	if tb.Crashed() {
+		return res, nil, tb.mapErr(ctx, err, "load "+url)
 	}
 	if ctx.Err() != nil {
-		s.stopLoading(p, false)
+		tb.stopLoading(false)
 		if nav.LoaderID != "" && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			// Page.navigate answered, so the document arrived: say what it is.
-			res = s.navInfo(p)
+			res = tb.navInfo()
 		}
 		if waitFor != "" && waitFor != WaitLoad && waitFor != WaitNetworkIdle {
 			return res, nil, engine.Wrap(engine.ElementNotFound, ctx.Err(),
@@ -154,10 +153,10 @@ func (s *Session) NavigateThen(ctx context.Context, p *rod.Page, url, waitFor, t
 
 // navInfo reads the status and URL of the tab's current document with a
 // short deadline of its own (the caller's has passed); zero if it cannot.
-func (s *Session) navInfo(p *rod.Page) NavResult {
+func (tb *Tab) navInfo() NavResult {
 	c, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	raw, err := s.Eval(c, p, navInfoJS(""))
+	raw, err := tb.Eval(c, navInfoJS(""))
 	if err != nil {
 		return NavResult{}
 	}
@@ -224,9 +223,9 @@ func waitSelectorJS(sel, then string) string {
 
 // evalRetry evaluates a waiting expression, starting over when a navigation
 // (such as a client-side redirect) destroys the JavaScript context.
-func (s *Session) evalRetry(ctx context.Context, p *rod.Page, expr string) (json.RawMessage, error) {
+func (tb *Tab) evalRetry(ctx context.Context, expr string) (json.RawMessage, error) {
 	for {
-		raw, err := s.Eval(ctx, p, expr)
+		raw, err := tb.Eval(ctx, expr)
 		if err == nil || ctx.Err() != nil {
 			return raw, err
 		}
@@ -247,21 +246,21 @@ func isContextDestroyed(err error) bool {
 		strings.Contains(m, "Inspected target navigated or closed")
 }
 
-// Eval runs a JavaScript expression in the page's main frame in one CDP
+// Eval runs a JavaScript expression in the tab's main frame in one CDP
 // round trip (Runtime.evaluate), awaiting a returned promise, and returns the
 // value as JSON. Errors: INVALID_PARAMETER when the script throws a
 // SyntaxError (a bad selector), STEP_EXECUTION_FAILED for other exceptions,
 // PAGE_CRASHED, EXECUTION_ERROR, or ctx's error.
-func (s *Session) Eval(ctx context.Context, p *rod.Page, expr string) (json.RawMessage, error) {
-	if s.Crashed(p) {
-		return nil, s.mapErr(ctx, p, errors.New("renderer crashed"), "evaluate script")
+func (tb *Tab) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	if tb.Crashed() {
+		return nil, tb.mapErr(ctx, errors.New("renderer crashed"), "evaluate script")
 	}
-	gctx, cancel := s.guard(ctx, p)
+	gctx, cancel := tb.guard(ctx)
 	defer cancel()
-	r, err := proto.RuntimeEvaluate{Expression: expr, AwaitPromise: true, ReturnByValue: true}.Call(p.Context(gctx))
+	r, err := proto.RuntimeEvaluate{Expression: expr, AwaitPromise: true, ReturnByValue: true}.Call(tb.client(gctx))
 	if err != nil {
-		if s.Crashed(p) {
-			return nil, s.mapErr(ctx, p, err, "evaluate script")
+		if tb.Crashed() {
+			return nil, tb.mapErr(ctx, err, "evaluate script")
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -269,7 +268,7 @@ func (s *Session) Eval(ctx context.Context, p *rod.Page, expr string) (json.RawM
 		if isContextDestroyed(err) {
 			return nil, err
 		}
-		return nil, s.mapErr(ctx, p, err, "evaluate script")
+		return nil, tb.mapErr(ctx, err, "evaluate script")
 	}
 	if d := r.ExceptionDetails; d != nil {
 		msg := d.Text
@@ -301,11 +300,11 @@ func firstLine(s string) string {
 	return s
 }
 
-// mapErr turns a CDP failure into a domain error: PAGE_CRASHED when the
-// tab's renderer crashed, EXECUTION_ERROR (browser gone or other), or ctx's
-// error when ctx ended.
-func (s *Session) mapErr(ctx context.Context, p *rod.Page, err error, what string) error {
-	if p != nil && s.Crashed(p) {
+// mapErr turns a CDP failure into a domain error: PAGE_CRASHED when tab t
+// (nil for calls not addressed to a tab) crashed, EXECUTION_ERROR (browser
+// gone or other), or ctx's error when ctx ended.
+func (s *Session) mapErr(ctx context.Context, t *tab, err error, what string) error {
+	if t != nil && t.crashed.Load() {
 		return engine.Wrap(engine.PageCrashed, err, "the tab's renderer crashed during %s", what)
 	}
 	if ctx.Err() != nil {

@@ -24,12 +24,12 @@ func navigateWait(t *testing.T, m *Manager, sessionID, url, waitFor string) (eng
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
-	_, err = s.Navigate(ctx, p, url, waitFor)
+	defer tb.Release(true)
+	_, err = tb.Navigate(ctx, url, waitFor)
 	if err == nil {
 		return "", nil
 	}

@@ -157,17 +157,17 @@ func wsProbe(t *testing.T, m *Manager, sessionID, page string, urls ...string) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
-	if _, err := s.Navigate(ctx, p, page, WaitLoad); err != nil {
+	defer tb.Release(true)
+	if _, err := tb.Navigate(ctx, page, WaitLoad); err != nil {
 		t.Fatalf("load %s: %v", page, err)
 	}
 	var out []string
 	for _, u := range urls {
-		raw, err := s.Eval(ctx, p, wsProbeJS(u))
+		raw, err := tb.Eval(ctx, wsProbeJS(u))
 		if err != nil {
 			t.Fatalf("WebSocket probe of %s: %v", u, err)
 		}

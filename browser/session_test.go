@@ -21,39 +21,39 @@ func TestTabPoolReusesAndCaps(t *testing.T) {
 	if s.MaxTabs() != 2 {
 		t.Fatalf("MaxTabs = %d", s.MaxTabs())
 	}
-	p1, rel1, err := s.AcquirePage(ctx)
+	tb1, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Navigate(ctx, p1, srv.URL("/page/1"), WaitLoad); err != nil {
+	if _, err := tb1.Navigate(ctx, srv.URL("/page/1"), WaitLoad); err != nil {
 		t.Fatal(err)
 	}
-	p2, rel2, err := s.AcquirePage(ctx)
+	tb2, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p1.TargetID == p2.TargetID {
+	if tb1.Page().TargetID == tb2.Page().TargetID {
 		t.Fatal("two holders got the same tab")
 	}
 	// The session is full: a third acquire waits until its context ends.
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if _, _, err := s.AcquirePage(short); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.AcquireTab(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("third acquire = %v, want deadline exceeded", err)
 	}
-	rel1(true)
-	p3, rel3, err := s.AcquirePage(ctx)
+	tb1.Release(true)
+	tb3, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p3.TargetID != p1.TargetID {
-		t.Fatalf("released tab not reused: got %s want %s", p3.TargetID, p1.TargetID)
+	if tb3.Page().TargetID != tb1.Page().TargetID {
+		t.Fatalf("released tab not reused: got %s want %s", tb3.Page().TargetID, tb1.Page().TargetID)
 	}
-	if raw, err := s.Eval(ctx, p3, `location.href`); err != nil || string(raw) != `"about:blank"` {
+	if raw, err := tb3.Eval(ctx, `location.href`); err != nil || string(raw) != `"about:blank"` {
 		t.Fatalf("reused tab not reset: %s %v", raw, err)
 	}
-	rel3(true)
-	rel2(false) // closed, not pooled
+	tb3.Release(true)
+	tb2.Release(false) // closed, not pooled
 	time.Sleep(200 * time.Millisecond)
 	s.mu.Lock()
 	idle, open := len(s.idle), len(s.tabs)
@@ -75,13 +75,13 @@ func TestCancelStopsFetching(t *testing.T) {
 		t.Fatal(err)
 	}
 	runCtx, cancelRun := context.WithCancel(ctx)
-	p, release, err := s.AcquirePage(runCtx)
+	tb, err := s.AcquireTab(runCtx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Navigate(runCtx, p, srv.URL("/hang"), WaitLoad)
+		_, err := tb.Navigate(runCtx, srv.URL("/hang"), WaitLoad)
 		done <- err
 	}()
 	select {
@@ -110,14 +110,14 @@ func TestCancelStopsFetching(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the browser kept fetching /hang 2 s after cancel")
 	}
-	release(true)
+	tb.Release(true)
 	// The session still works afterwards.
-	p2, release2, err := s.AcquirePage(ctx)
+	tb2, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release2(true)
-	if r, err := s.Navigate(ctx, p2, srv.URL("/page/2"), WaitLoad); err != nil || r.Status != 200 {
+	defer tb2.Release(true)
+	if r, err := tb2.Navigate(ctx, srv.URL("/page/2"), WaitLoad); err != nil || r.Status != 200 {
 		t.Fatalf("after cancel: %+v %v", r, err)
 	}
 }
@@ -130,16 +130,16 @@ func TestNavigateDeadlines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
+	defer tb.Release(true)
 	nav := func(path, waitFor string, d time.Duration) (NavResult, time.Duration, error) {
 		c, cancel := context.WithTimeout(ctx, d)
 		defer cancel()
 		start := time.Now()
-		r, err := s.Navigate(c, p, srv.URL(path), waitFor)
+		r, err := tb.Navigate(c, srv.URL(path), waitFor)
 		return r, time.Since(start), err
 	}
 
@@ -165,7 +165,7 @@ func TestNavigateDeadlines(t *testing.T) {
 		t.Fatal("hanging sub-resource not aborted after the deadline")
 	}
 	// ... and the DOM is still there to extract.
-	if raw, err := s.Eval(ctx, p, `document.querySelector('#name').textContent`); err != nil || string(raw) != `"Almost loaded"` {
+	if raw, err := tb.Eval(ctx, `document.querySelector('#name').textContent`); err != nil || string(raw) != `"Almost loaded"` {
 		t.Fatalf("partial DOM: %s %v", raw, err)
 	}
 
@@ -196,7 +196,7 @@ func TestNavigateDeadlines(t *testing.T) {
 		t.Fatalf("networkidle: %+v %v", r, err)
 	}
 	// Connection refused: a failed item, not a timeout.
-	_, err = s.Navigate(ctx, p, "http://127.0.0.1:1/", WaitLoad)
+	_, err = tb.Navigate(ctx, "http://127.0.0.1:1/", WaitLoad)
 	if engine.CodeOf(err) != engine.StepExecutionFailed {
 		t.Fatalf("refused: %v", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/engine"
@@ -88,13 +87,13 @@ func (s *Session) ExportState(ctx context.Context) (*StorageState, error) {
 	if len(origins) == 0 {
 		return st, nil
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer release(true)
+	defer tb.Release(true)
 	for _, o := range origins {
-		raw, err := s.atOrigin(ctx, p, o, `JSON.stringify(Object.entries(localStorage))`)
+		raw, err := tb.atOrigin(ctx, o, `JSON.stringify(Object.entries(localStorage))`)
 		if err != nil {
 			return nil, err
 		}
@@ -114,26 +113,22 @@ func (s *Session) ExportState(ctx context.Context) (*StorageState, error) {
 	return st, nil
 }
 
-// atOrigin evaluates expr in tab p on an empty page of origin, answered by
-// the interception itself: the origin's server is not contacted.
-func (s *Session) atOrigin(ctx context.Context, p *rod.Page, origin, expr string) (json.RawMessage, error) {
-	t := s.tab(p)
-	if t == nil {
-		return nil, engine.Errorf(engine.ExecutionError, "tab is not part of session %s", s.id)
-	}
-	t.synthetic.Store(true)
-	defer t.synthetic.Store(false)
-	nav, err := proto.PageNavigate{URL: origin + "/"}.Call(p.Context(ctx))
+// atOrigin evaluates expr in the tab on an empty page of origin, answered
+// by the interception itself: the origin's server is not contacted.
+func (tb *Tab) atOrigin(ctx context.Context, origin, expr string) (json.RawMessage, error) {
+	tb.t.synthetic.Store(true)
+	defer tb.t.synthetic.Store(false)
+	nav, err := proto.PageNavigate{URL: origin + "/"}.Call(tb.client(ctx))
 	if err != nil {
-		return nil, s.mapErr(ctx, p, err, "open "+origin)
+		return nil, tb.mapErr(ctx, err, "open "+origin)
 	}
 	if nav.ErrorText != "" {
 		return nil, engine.Errorf(engine.ExecutionError, "open %s for its storage: %s", origin, nav.ErrorText)
 	}
-	if _, err := s.evalRetry(ctx, p, waitLoadJS("")); err != nil {
+	if _, err := tb.evalRetry(ctx, waitLoadJS("")); err != nil {
 		return nil, err
 	}
-	return s.Eval(ctx, p, expr)
+	return tb.Eval(ctx, expr)
 }
 
 // ImportState restores cookies and localStorage saved by ExportState.
@@ -163,11 +158,11 @@ func (s *Session) ImportState(ctx context.Context, st *StorageState) error {
 	if len(st.Origins) == 0 {
 		return nil
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		return err
 	}
-	defer release(true)
+	defer tb.Release(true)
 	for i, o := range st.Origins {
 		if u, err := url.Parse(o.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return engine.Errorf(engine.InvalidParameter, "storageState.origins[%d].origin must be an http(s) origin, got %q", i, o.Origin)
@@ -177,7 +172,7 @@ func (s *Session) ImportState(ctx context.Context, st *StorageState) error {
 			return engine.Wrap(engine.ExecutionError, err, "encode localStorage: %v", err)
 		}
 		js := `(() => { for (const kv of ` + string(items) + `) localStorage.setItem(kv.name, kv.value); return true })()`
-		if _, err := s.atOrigin(ctx, p, strings.TrimSuffix(o.Origin, "/"), js); err != nil {
+		if _, err := tb.atOrigin(ctx, strings.TrimSuffix(o.Origin, "/"), js); err != nil {
 			return err
 		}
 		s.noteOrigin(o.Origin)

@@ -19,16 +19,16 @@ func evalIn(t *testing.T, m *Manager, id, u, expr string) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
-	nav, err := s.Navigate(ctx, p, u, WaitLoad)
+	defer tb.Release(true)
+	nav, err := tb.Navigate(ctx, u, WaitLoad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := s.Eval(ctx, p, expr)
+	raw, err := tb.Eval(ctx, expr)
 	if err != nil {
 		t.Fatal(err)
 	}

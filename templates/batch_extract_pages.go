@@ -5,7 +5,6 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -122,22 +121,13 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 		return engine.Errorf(engine.InvalidParameter, "inputs.urls: %d URLs exceed this server's maxUrls %d; split the list into several runs", len(in.URLs), p.MaxURLs).
 			WithDetails(map[string]any{"field": "inputs.urls", "maxUrls": p.MaxURLs})
 	}
-	if p.MaxTabsPerSession > 0 && in.Concurrency > p.MaxTabsPerSession {
-		return engine.Errorf(engine.InvalidParameter, "inputs.concurrency: %d exceeds this server's maxTabsPerSession %d", in.Concurrency, p.MaxTabsPerSession).
-			WithDetails(map[string]any{"field": "inputs.concurrency", "maxTabsPerSession": p.MaxTabsPerSession})
+	if err := checkConcurrency(in.Concurrency, p); err != nil {
+		return err
 	}
 	if err := checkFields(in.Fields); err != nil {
 		return err
 	}
-	pol := t.policy(p)
-	for i, u := range in.URLs {
-		if e := engine.CheckURL(u, pol); e != nil {
-			field := fmt.Sprintf("inputs.urls[%d]", i)
-			e.Message = field + ": " + e.Message
-			return e.WithDetails(map[string]any{"field": field})
-		}
-	}
-	return nil
+	return checkURLs(in.URLs, t.policy(p))
 }
 
 // policy is the URL policy for a profile, with the browser manager's deny

@@ -17,6 +17,11 @@ type pageSummary struct {
 	Error      *engine.Error  `json:"error"`
 }
 
+// summaryOf is p's entry in a run's result.
+func summaryOf(p *pageOut) pageSummary {
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Error: p.Error}
+}
+
 // batchSummary counts the pages.
 type batchSummary struct {
 	Total     int `json:"total"`
@@ -31,47 +36,78 @@ type batchResult struct {
 	ArtifactID string        `json:"artifactId"`
 }
 
+// pageTally counts the pages of a URL-list run and keeps the first errors,
+// for the result's summary and the error of a run whose pages all failed.
+type pageTally struct {
+	batchSummary
+	firstErrors []map[string]any
+}
+
+// count adds one page: e is its failure (nil = succeeded), entry names it
+// among the first errors (the url, and whatever else the template reports).
+func (t *pageTally) count(e *engine.Error, entry map[string]any) {
+	t.Total++
+	if e == nil {
+		t.Succeeded++
+		return
+	}
+	t.Failed++
+	if len(t.firstErrors) < maxFirstErrors {
+		entry["errorCode"], entry["message"] = e.Code, e.Message
+		t.firstErrors = append(t.firstErrors, entry)
+	}
+}
+
+// outcome returns res as the run's outcome, partial when some pages failed.
+// Errors: STEP_EXECUTION_FAILED when every page failed, details listing the
+// first errors (plus details).
+func (t *pageTally) outcome(res any, details map[string]any) (*engine.Outcome, error) {
+	if t.Total > 0 && t.Succeeded == 0 {
+		first := t.firstErrors[0]
+		d := map[string]any{"failed": t.Failed, "errors": t.firstErrors}
+		for k, v := range details {
+			d[k] = v
+		}
+		return nil, engine.Errorf(engine.StepExecutionFailed, "all %d pages failed; first: %s: %s", t.Failed, first["url"], first["message"]).
+			WithDetails(d)
+	}
+	return &engine.Outcome{Result: res, Partial: t.Failed > 0}, nil
+}
+
+// putPagesJSON stores pages (every page with everything extracted) as the
+// run's pages.json artifact and returns its id. Errors: EXECUTION_ERROR,
+// ctx's cause when ctx ended.
+func putPagesJSON(ctx context.Context, env engine.Env, pages any) (string, error) {
+	data, err := json.MarshalIndent(pages, "", "  ")
+	if err != nil {
+		return "", engine.Wrap(engine.ExecutionError, err, "encode pages.json: %v", err)
+	}
+	id, err := env.PutArtifact(ctx, "pages.json", "application/json", data)
+	if err != nil && ctx.Err() != nil {
+		return "", context.Cause(ctx)
+	}
+	return id, err
+}
+
 // finish writes pages.json (every page, in input order, earlier attempts
 // included) and builds the outcome. Errors: STEP_EXECUTION_FAILED when no
 // page succeeded (details list the first errors), EXECUTION_ERROR when the
 // artifact cannot be stored, ctx's cause when ctx ended.
 func (r *batchRun) finish(ctx context.Context, pages []*pageOut) (*engine.Outcome, error) {
 	res := batchResult{Pages: make([]pageSummary, 0, len(pages))}
-	var firstErrors []map[string]any
+	var tally pageTally
 	for _, p := range pages {
 		if p.Fields == nil {
 			p.Fields = map[string]any{}
 		}
-		res.Pages = append(res.Pages, pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus,
-			Title: p.Title, Fields: p.Fields, Error: p.Error})
-		res.Summary.Total++
-		if p.Error == nil {
-			res.Summary.Succeeded++
-			continue
-		}
-		res.Summary.Failed++
-		if len(firstErrors) < maxFirstErrors {
-			firstErrors = append(firstErrors, map[string]any{"url": p.URL, "httpStatus": p.HTTPStatus,
-				"errorCode": p.Error.Code, "message": p.Error.Message})
-		}
+		res.Pages = append(res.Pages, summaryOf(p))
+		tally.count(p.Error, map[string]any{"url": p.URL, "httpStatus": p.HTTPStatus})
 	}
-	data, err := json.MarshalIndent(pages, "", "  ")
+	res.Summary = tally.batchSummary
+	id, err := putPagesJSON(ctx, r.env, pages)
 	if err != nil {
-		return nil, engine.Wrap(engine.ExecutionError, err, "encode pages.json: %v", err)
-	}
-	id, err := r.env.PutArtifact(ctx, "pages.json", "application/json", data)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, engine.Wrap(engine.ExecutionError, err, "store pages.json: %v", err)
+		return nil, err
 	}
 	res.ArtifactID = id
-	if res.Summary.Total > 0 && res.Summary.Succeeded == 0 {
-		first := firstErrors[0]
-		return nil, engine.Errorf(engine.StepExecutionFailed, "all %d pages failed; first: %s: %s",
-			res.Summary.Failed, first["url"], first["message"]).
-			WithDetails(map[string]any{"failed": res.Summary.Failed, "errors": firstErrors, "artifactId": id})
-	}
-	return &engine.Outcome{Result: res, Partial: res.Summary.Failed > 0}, nil
+	return tally.outcome(res, map[string]any{"artifactId": id})
 }

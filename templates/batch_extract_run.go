@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-rod/rod"
-
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
@@ -39,17 +37,16 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}
-	pool := &urlPool{env: env, urls: r.urls,
-		work: func(ctx context.Context, s *browser.Session, p *rod.Page, _ int, url string) (any, *engine.Error, error) {
-			out, err := r.fetch(ctx, s, p, url)
+	pool := &urlPool{env: env,
+		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
+		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (any, *engine.Error, error) {
+			out, err := r.fetch(ctx, tb, url)
 			if err != nil {
 				return nil, nil, err
 			}
 			return out, out.Error, nil
 		}}
-	if err := pool.run(ctx, in.Concurrency, func() (*browser.Session, error) {
-		return openSession(ctx, t.b, env, "batch_extract_pages")
-	}); err != nil {
+	if err := pool.runList(ctx, r.urls, in.Concurrency); err != nil {
 		return nil, err
 	}
 	pages := make([]*pageOut, len(r.urls))
@@ -74,14 +71,14 @@ func restorePage(url string, raw json.RawMessage, pageErr *engine.Error) *pageOu
 
 // fetch loads and extracts one URL. Page-level problems are recorded in the
 // returned page's Error; a non-nil error is fatal for the run (browser lost).
-func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, url string) (*pageOut, error) {
+func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pageOut, error) {
 	out := &pageOut{URL: url, Fields: map[string]any{}}
 	opts := r.opts
 	timeout := time.Duration(r.in.PerPageTimeoutMs) * time.Millisecond
 	navCtx, cancel := context.WithTimeout(ctx, timeout)
 	// The extraction runs in the load wait's own evaluation: one CDP round
 	// trip per page for both.
-	nav, extracted, err := s.NavigateThen(navCtx, p, url, r.in.WaitFor, r.expr)
+	nav, extracted, err := tb.NavigateThen(navCtx, url, r.in.WaitFor, r.expr)
 	cancel()
 	out.HTTPStatus, out.FinalURL = nav.Status, nav.FinalURL
 	if ctx.Err() != nil {
@@ -96,7 +93,7 @@ func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, u
 		if nav.Status > 0 && (e.Code == engine.NavigationTimeout || e.Code == engine.ElementNotFound) {
 			// The document arrived: record what is there.
 			xctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			_ = extract(xctx, s, p, opts, out)
+			_ = extract(xctx, tb, opts, out)
 			cancel()
 		}
 		return out, nil
@@ -114,7 +111,7 @@ func (r *batchRun) fetch(ctx context.Context, s *browser.Session, p *rod.Page, u
 		// The script threw in the combined evaluation: run it on its own
 		// for its error.
 		xctx, cancel := context.WithTimeout(ctx, max(timeout, 5*time.Second))
-		err = extractFailure(ctx, xctx, extract(xctx, s, p, opts, out), url, r.in.PerPageTimeoutMs)
+		err = extractFailure(ctx, xctx, extract(xctx, tb, opts, out), url, r.in.PerPageTimeoutMs)
 		cancel()
 	}
 	if err != nil {

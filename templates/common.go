@@ -58,6 +58,17 @@ func checkURL(u, field string, pol engine.URLPolicy) error {
 	return nil
 }
 
+// checkURLs applies the URL policy to the inputs.urls list. Errors:
+// INVALID_PARAMETER or TRUST_LEVEL_NOT_ALLOWED naming the entry.
+func checkURLs(urls []string, pol engine.URLPolicy) error {
+	for i, u := range urls {
+		if err := checkURL(u, fmt.Sprintf("inputs.urls[%d]", i), pol); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkConcurrency refuses more tabs than a session may open. Errors:
 // INVALID_PARAMETER.
 func checkConcurrency(n int, p engine.Profile) error {
@@ -93,6 +104,20 @@ func openSession(ctx context.Context, b *browser.Manager, env engine.Env, templa
 		return nil, err
 	}
 	return s, nil
+}
+
+// openTab opens the run's session and takes one of its tabs, for the
+// templates that work in a single tab. Errors: as openSession.
+func openTab(ctx context.Context, b *browser.Manager, env engine.Env, template string) (*browser.Tab, error) {
+	s, err := openSession(ctx, b, env, template)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := s.AcquireTab(ctx)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	return tb, nil
 }
 
 // timeoutDur converts a millisecond input to a duration.
@@ -145,6 +170,16 @@ func captureFailure(ctx, cctx context.Context, err error, what, url, field strin
 	return engine.Wrap(engine.StepExecutionFailed, err,
 		"the %s of %s did not finish within %d ms; the page may have navigated away while it was taken, or be too large (raise %s)", what, page, timeoutMs, field).
 		WithDetails(details)
+}
+
+// captureWithin runs take (a screenshot or PDF of a loaded page) bounded
+// by timeoutMs, the page deadline named by field, and sorts its error as
+// captureFailure does.
+func captureWithin(ctx context.Context, take func(context.Context) ([]byte, error), what, url, field string, timeoutMs int) ([]byte, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeoutDur(timeoutMs))
+	defer cancel()
+	data, err := take(cctx)
+	return data, captureFailure(ctx, cctx, err, what, url, field, timeoutMs)
 }
 
 // extractFailure turns an error of a loaded page's extraction script that

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-rod/rod"
-
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
@@ -142,50 +140,46 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, t.b, env, "login")
+	tb, err := openTab(ctx, t.b, env, "login")
 	if err != nil {
 		return nil, err
 	}
-	p, release, err := s.AcquirePage(ctx)
-	if err != nil {
-		return nil, stopErr(ctx, err)
-	}
-	defer func() { release(!s.Crashed(p)) }()
+	defer tb.Release(true)
 	total := 4
 	env.SetProgress(engine.Progress{TotalSteps: total, Message: "opening the login page"})
-	if _, pageErr, fatal := loadPage(ctx, s, p, in.URL, browser.WaitLoad, in.PerPageTimeoutMs); fatal != nil || pageErr != nil {
+	if _, pageErr, fatal := loadPage(ctx, tb, in.URL, browser.WaitLoad, in.PerPageTimeoutMs); fatal != nil || pageErr != nil {
 		return nil, stopErr(ctx, firstErr(fatal, pageErr))
 	}
-	f, err := t.findFields(ctx, s, p, in)
+	f, err := t.findFields(ctx, tb, in)
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 1, TotalSteps: total, Message: "filling the form"})
 	wait := timeoutDur(in.TimeoutMs)
-	if err := s.Type(ctx, p, *f.Username, in.Username, wait); err != nil {
+	if err := tb.Type(ctx, *f.Username, in.Username, wait); err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	if err := s.Type(ctx, p, *f.Password, in.Password, wait); err != nil {
+	if err := tb.Type(ctx, *f.Password, in.Password, wait); err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 2, TotalSteps: total, Message: "submitting"})
 	if f.Submit != nil {
-		err = s.Click(ctx, p, *f.Submit, wait)
+		err = tb.Click(ctx, *f.Submit, wait)
 	} else {
-		err = s.Press(ctx, p, "Enter")
+		err = tb.Press(ctx, "Enter")
 	}
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: total, Message: "checking success"})
-	if err := t.verify(ctx, s, p, in); err != nil {
+	if err := t.verify(ctx, tb, in); err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	var state struct {
 		URL   string `json:"url"`
 		Title string `json:"title"`
 	}
-	if raw, err := s.Eval(ctx, p, loginPageStateJS); err == nil {
+	if raw, err := tb.Eval(ctx, loginPageStateJS); err == nil {
 		_ = json.Unmarshal(raw, &state)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: total, TotalSteps: total, Message: "logged in"})
@@ -204,12 +198,12 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 // findFields polls the detection until username and password are found
 // or TimeoutMs passes. Errors: TPL_LOGIN_FIELD_NOT_FOUND naming the
 // missing fields, INVALID_PARAMETER (a given selector does not parse).
-func (t *Login) findFields(ctx context.Context, s *browser.Session, p *rod.Page, in *loginInputs) (*loginFields, error) {
+func (t *Login) findFields(ctx context.Context, tb *browser.Tab, in *loginInputs) (*loginFields, error) {
 	cfg, _ := json.Marshal(map[string]string{"username": in.Fields.Username, "password": in.Fields.Password, "submit": in.Fields.Submit})
 	deadline := time.Now().Add(timeoutDur(in.TimeoutMs))
 	for {
 		var f loginFields
-		raw, err := s.Eval(ctx, p, fmt.Sprintf(loginDetectJS, cfg))
+		raw, err := tb.Eval(ctx, fmt.Sprintf(loginDetectJS, cfg))
 		if err != nil && engine.CodeOf(err) == engine.InvalidParameter {
 			return nil, engine.Errorf(engine.InvalidParameter, "inputs.fields: %s", engine.AsError(err).Message).
 				WithDetails(map[string]any{"field": "inputs.fields"})
@@ -249,18 +243,18 @@ func (t *Login) findFields(ctx context.Context, s *browser.Session, p *rod.Page,
 // verify waits for the success check. Errors: STEP_EXECUTION_FAILED with
 // the page's URL, title and visible error text; the URL policy's error when
 // the form posted somewhere not allowed.
-func (t *Login) verify(ctx context.Context, s *browser.Session, p *rod.Page, in *loginInputs) error {
+func (t *Login) verify(ctx context.Context, tb *browser.Tab, in *loginInputs) error {
 	cfg, _ := json.Marshal(in.Success)
 	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
 	defer cancel()
-	err := s.WaitJS(wctx, p, fmt.Sprintf(loginSuccessJS, cfg))
+	err := tb.WaitJS(wctx, fmt.Sprintf(loginSuccessJS, cfg))
 	if err == nil {
-		return s.Blocked(p)
+		return tb.Blocked()
 	}
 	if ctx.Err() != nil || wctx.Err() == nil {
 		return err
 	}
-	if blocked := s.Blocked(p); blocked != nil {
+	if blocked := tb.Blocked(); blocked != nil {
 		return blocked
 	}
 	var state struct {
@@ -268,7 +262,7 @@ func (t *Login) verify(ctx context.Context, s *browser.Session, p *rod.Page, in 
 		Title   string `json:"title"`
 		Message string `json:"message"`
 	}
-	if raw, err := s.Eval(ctx, p, loginPageStateJS); err == nil {
+	if raw, err := tb.Eval(ctx, loginPageStateJS); err == nil {
 		_ = json.Unmarshal(raw, &state)
 	}
 	check := "no password field shown"

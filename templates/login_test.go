@@ -19,12 +19,12 @@ func membersStatus(t *testing.T, srv *fixture.Server, id string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, release, err := s.AcquirePage(ctx)
+	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(true)
-	nav, err := s.Navigate(ctx, p, srv.URL("/members"), "load")
+	defer tb.Release(true)
+	nav, err := tb.Navigate(ctx, srv.URL("/members"), "load")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/go-rod/rod"
-
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
@@ -108,15 +106,15 @@ const extractJS = `((cfg) => {
   return out;
 })(%s)`
 
-// extract runs the extraction script in p and merges it into out. Errors:
-// INVALID_PARAMETER naming the field whose selector is invalid, or what
-// Session.Eval returns.
-func extract(ctx context.Context, s *browser.Session, p *rod.Page, o extractOptions, out *pageOut) error {
+// extract runs the extraction script in tab tb and merges it into out.
+// Errors: INVALID_PARAMETER naming the field whose selector is invalid, or
+// what Tab.Eval returns.
+func extract(ctx context.Context, tb *browser.Tab, o extractOptions, out *pageOut) error {
 	expr, err := extractExpr(o)
 	if err != nil {
 		return err
 	}
-	raw, err := s.Eval(ctx, p, expr)
+	raw, err := tb.Eval(ctx, expr)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/proto"
-
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
@@ -25,8 +22,7 @@ type stepArtifact struct {
 type stepsRun struct {
 	env       engine.Env
 	in        *stepsInputs
-	s         *browser.Session
-	p         *rod.Page
+	tb        *browser.Tab
 	values    map[string]any
 	artifacts []stepArtifact
 }
@@ -41,16 +37,12 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, t.b, env, "run_steps")
+	tb, err := openTab(ctx, t.b, env, "run_steps")
 	if err != nil {
 		return nil, err
 	}
-	p, release, err := s.AcquirePage(ctx)
-	if err != nil {
-		return nil, stopErr(ctx, err)
-	}
-	defer func() { release(!s.Crashed(p)) }()
-	r := &stepsRun{env: env, in: in, s: s, p: p, values: map[string]any{}, artifacts: []stepArtifact{}}
+	defer tb.Release(true)
+	r := &stepsRun{env: env, in: in, tb: tb, values: map[string]any{}, artifacts: []stepArtifact{}}
 	total := len(in.Steps)
 	done := 0
 	if in.StartURL != "" {
@@ -60,7 +52,7 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 	if in.Viewport != nil {
 		vp = *in.Viewport
 	}
-	if err := s.SetViewport(ctx, p, vp.Width, vp.Height); err != nil {
+	if err := tb.SetViewport(ctx, vp.Width, vp.Height); err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	if in.StartURL != "" {
@@ -76,7 +68,7 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 		}
 		err := r.do(ctx, i, st)
 		if err == nil {
-			err = s.Blocked(p)
+			err = tb.Blocked()
 		}
 		if err != nil {
 			return nil, stopErr(ctx, stepError(err, i, st.Action))
@@ -88,7 +80,7 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 		URL   string `json:"url"`
 		Title string `json:"title"`
 	}
-	if raw, err := s.Eval(ctx, p, `({url: location.href, title: document.title || ''})`); err == nil {
+	if raw, err := tb.Eval(ctx, `({url: location.href, title: document.title || ''})`); err == nil {
 		_ = json.Unmarshal(raw, &page)
 	}
 	return &engine.Outcome{Result: map[string]any{"values": r.values, "artifacts": r.artifacts,
@@ -122,7 +114,7 @@ func (r *stepsRun) navigate(ctx context.Context, u, waitFor string, timeoutMs in
 	if waitFor == "" {
 		waitFor = browser.WaitLoad
 	}
-	_, pageErr, fatal := loadPage(ctx, r.s, r.p, u, waitFor, timeoutMs)
+	_, pageErr, fatal := loadPage(ctx, r.tb, u, waitFor, timeoutMs)
 	if fatal != nil {
 		return fatal
 	}
@@ -134,60 +126,49 @@ func (r *stepsRun) navigate(ctx context.Context, u, waitFor string, timeoutMs in
 
 // do runs one step.
 func (r *stepsRun) do(ctx context.Context, i int, st step) error {
-	s, p := r.s, r.p
+	tb := r.tb
 	wait := time.Duration(st.TimeoutMs) * time.Millisecond
 	switch st.Action {
 	case "navigate":
 		return r.navigate(ctx, st.URL, st.WaitFor, st.TimeoutMs)
 	case "click":
-		if err := s.Click(ctx, p, st.Selector, wait); err != nil {
+		if err := tb.Click(ctx, st.Selector, wait); err != nil {
 			return err
 		}
 		r.front(ctx)
 		return nil
 	case "type":
-		return s.Type(ctx, p, st.Selector, st.Text, wait)
+		return tb.Type(ctx, st.Selector, st.Text, wait)
 	case "press":
-		if err := s.Press(ctx, p, st.Key); err != nil {
+		if err := tb.Press(ctx, st.Key); err != nil {
 			return err
 		}
 		r.front(ctx)
 		return nil
 	case "select":
-		return s.Select(ctx, p, st.Selector, st.Value, wait)
+		return tb.Select(ctx, st.Selector, st.Value, wait)
 	case "wait_for":
 		if st.Selector != "" {
-			return s.WaitSelector(ctx, p, st.Selector, wait)
+			return tb.WaitSelector(ctx, st.Selector, wait)
 		}
-		return s.WaitText(ctx, p, st.Text, wait)
+		return tb.WaitText(ctx, st.Text, wait)
 	case "scroll":
 		return r.scroll(ctx, st, wait)
 	case "extract":
 		return r.extract(ctx, st, wait)
 	case "screenshot":
-		// Captures are bounded like a load (see captureFailure).
-		cctx, cancel := context.WithTimeout(ctx, timeoutDur(r.in.NavigationTimeoutMs))
-		img, err := s.Screenshot(cctx, p, browser.ScreenshotOptions{FullPage: st.FullPage})
-		err = captureFailure(ctx, cctx, err, "screenshot", "", "navigationTimeoutMs", r.in.NavigationTimeoutMs)
-		cancel()
-		if err != nil {
-			return err
-		}
-		return r.store(ctx, i, st.Name, st.Name+".png", "image/png", img)
+		return r.capture(ctx, i, st.Name, "screenshot", "png", "image/png", func(ctx context.Context) ([]byte, error) {
+			return tb.Screenshot(ctx, browser.ScreenshotOptions{FullPage: st.FullPage})
+		})
 	case "pdf":
-		cctx, cancel := context.WithTimeout(ctx, timeoutDur(r.in.NavigationTimeoutMs))
-		doc, err := s.PDF(cctx, p, browser.PDFOptions{})
-		err = captureFailure(ctx, cctx, err, "PDF", "", "navigationTimeoutMs", r.in.NavigationTimeoutMs)
-		cancel()
-		if err != nil {
-			return err
-		}
-		return r.store(ctx, i, st.Name, st.Name+".pdf", "application/pdf", doc)
+		return r.capture(ctx, i, st.Name, "PDF", "pdf", "application/pdf", func(ctx context.Context) ([]byte, error) {
+			return tb.PDF(ctx, browser.PDFOptions{})
+		})
 	case "evaluate":
 		if r.env.Profile().TrustLevel == "restricted" {
 			return engine.Errorf(engine.TrustLevelNotAllowed, "evaluate needs trust level local; this server runs restricted")
 		}
-		raw, err := s.Eval(ctx, p, st.Script)
+		raw, err := tb.Eval(ctx, st.Script)
 		if err != nil {
 			return err
 		}
@@ -213,23 +194,23 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 func (r *stepsRun) front(ctx context.Context) {
 	c, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	_ = proto.PageBringToFront{}.Call(r.p.Context(c))
+	_ = r.tb.BringToFront(c)
 }
 
 // scroll scrolls to the bottom, the top or an element.
 func (r *stepsRun) scroll(ctx context.Context, st step, wait time.Duration) error {
 	switch st.To {
 	case "bottom":
-		_, err := r.s.Eval(ctx, r.p, `(window.scrollTo(0, document.documentElement.scrollHeight), true)`)
+		_, err := r.tb.Eval(ctx, `(window.scrollTo(0, document.documentElement.scrollHeight), true)`)
 		return err
 	case "top":
-		_, err := r.s.Eval(ctx, r.p, `(window.scrollTo(0, 0), true)`)
+		_, err := r.tb.Eval(ctx, `(window.scrollTo(0, 0), true)`)
 		return err
 	}
-	if err := r.s.WaitSelector(ctx, r.p, st.To, wait); err != nil {
+	if err := r.tb.WaitSelector(ctx, st.To, wait); err != nil {
 		return err
 	}
-	_, err := r.s.Eval(ctx, r.p, `(document.querySelector(`+jsonQuote(st.To)+`).scrollIntoView({block: 'center'}), true)`)
+	_, err := r.tb.Eval(ctx, `(document.querySelector(`+jsonQuote(st.To)+`).scrollIntoView({block: 'center'}), true)`)
 	return err
 }
 
@@ -237,12 +218,12 @@ func (r *stepsRun) scroll(ctx context.Context, st step, wait time.Duration) erro
 // or of every match (all: true, no wait) into values[name].
 func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) error {
 	if !st.All {
-		if err := r.s.WaitSelector(ctx, r.p, st.Selector, wait); err != nil {
+		if err := r.tb.WaitSelector(ctx, st.Selector, wait); err != nil {
 			return err
 		}
 	}
 	cfg, _ := json.Marshal(map[string]any{"fields": map[string]fieldSpec{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}})
-	raw, err := r.s.Eval(ctx, r.p, fmt.Sprintf(extractJS, cfg))
+	raw, err := r.tb.Eval(ctx, fmt.Sprintf(extractJS, cfg))
 	if err != nil {
 		return err
 	}
@@ -255,6 +236,17 @@ func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) err
 	}
 	r.values[st.Name] = x.Fields["v"]
 	return nil
+}
+
+// capture takes a screenshot or a PDF of the tab with take, bounded like a
+// load (navigationTimeoutMs, see captureWithin), and stores it as the
+// step's artifact name.ext.
+func (r *stepsRun) capture(ctx context.Context, i int, name, what, ext, mime string, take func(context.Context) ([]byte, error)) error {
+	data, err := captureWithin(ctx, take, what, "", "navigationTimeoutMs", r.in.NavigationTimeoutMs)
+	if err != nil {
+		return err
+	}
+	return r.store(ctx, i, name, name+"."+ext, mime, data)
 }
 
 // store saves a step's file as an artifact.

@@ -3,9 +3,6 @@ package templates
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-
-	"github.com/go-rod/rod"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -34,16 +31,6 @@ type pdfInputs struct {
 	PrintBackground bool     `json:"printBackground"`
 	Paper           string   `json:"paper"`
 	pageLoad
-}
-
-// pdfOut is one URL's entry in the result.
-type pdfOut struct {
-	URL        string        `json:"url"`
-	FinalURL   string        `json:"finalUrl"`
-	HTTPStatus int           `json:"httpStatus"`
-	ArtifactID string        `json:"artifactId"`
-	Size       int           `json:"size"`
-	Error      *engine.Error `json:"error"`
 }
 
 const pdfInputSchema = `{
@@ -111,13 +98,7 @@ func (t *SavePDF) Check(inputs json.RawMessage, p engine.Profile) error {
 	if err := checkConcurrency(in.Concurrency, p); err != nil {
 		return err
 	}
-	pol := urlPolicy(t.b, p)
-	for i, u := range in.URLs {
-		if err := checkURL(u, fmt.Sprintf("inputs.urls[%d]", i), pol); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkURLs(in.URLs, urlPolicy(t.b, p))
 }
 
 // Run prints every URL. Errors: STEP_EXECUTION_FAILED (every page failed),
@@ -129,34 +110,15 @@ func (t *SavePDF) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 	}
 	size := paperSizes[in.Paper]
 	opts := browser.PDFOptions{Landscape: in.Landscape, PrintBackground: in.PrintBackground, PaperWidth: size[0], PaperHeight: size[1]}
-	pool := &urlPool{env: env, urls: dedupe(in.URLs)}
-	pool.work = func(ctx context.Context, s *browser.Session, p *rod.Page, i int, url string) (any, *engine.Error, error) {
-		out := &pdfOut{URL: url}
-		nav, pageErr, fatal := loadPage(ctx, s, p, url, in.WaitFor, in.PerPageTimeoutMs)
-		out.FinalURL, out.HTTPStatus, out.Error = nav.FinalURL, nav.Status, pageErr
-		if fatal != nil || pageErr != nil {
-			return out, pageErr, fatal
-		}
-		cctx, cancel := context.WithTimeout(ctx, timeoutDur(in.PerPageTimeoutMs))
-		doc, err := s.PDF(cctx, p, opts)
-		err = captureFailure(ctx, cctx, err, "PDF", url, "perPageTimeoutMs", in.PerPageTimeoutMs)
-		cancel()
-		if err != nil {
-			return pageFailure(ctx, out, err, func(e *engine.Error) { out.Error = e })
-		}
-		id, err := env.PutArtifact(ctx, artifactName(i, "pdf"), "application/pdf", doc)
-		if err != nil {
-			return out, nil, err
-		}
-		out.ArtifactID, out.Size = id, len(doc)
-		return out, nil, nil
-	}
-	if err := pool.run(ctx, in.Concurrency, func() (*browser.Session, error) { return openSession(ctx, t.b, env, "save_pdf") }); err != nil {
+	c := &capturePages{template: "save_pdf", what: "PDF", mime: "application/pdf", ext: "pdf",
+		take: func(ctx context.Context, tb *browser.Tab) ([]byte, error) { return tb.PDF(ctx, opts) }}
+	pdfs, tally, err := c.run(ctx, t.b, env, dedupe(in.URLs), in.pageLoad)
+	if err != nil {
 		return nil, err
 	}
 	res := struct {
 		Summary batchSummary      `json:"summary"`
 		PDFs    []json.RawMessage `json:"pdfs"`
-	}{Summary: batchSummary{Total: len(pool.urls), Succeeded: pool.done - pool.failed, Failed: pool.failed}, PDFs: pool.outputs}
-	return pool.outcome(res)
+	}{Summary: tally.batchSummary, PDFs: pdfs}
+	return tally.outcome(res, nil)
 }

@@ -3,9 +3,6 @@ package templates
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-
-	"github.com/go-rod/rod"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -30,17 +27,6 @@ type shotInputs struct {
 	Quality  int       `json:"quality"`
 	Viewport *viewport `json:"viewport"`
 	pageLoad
-}
-
-// shotOut is one URL's entry in the result.
-type shotOut struct {
-	URL        string        `json:"url"`
-	FinalURL   string        `json:"finalUrl"`
-	HTTPStatus int           `json:"httpStatus"`
-	ArtifactID string        `json:"artifactId"`
-	MimeType   string        `json:"mimeType"`
-	Size       int           `json:"size"`
-	Error      *engine.Error `json:"error"`
 }
 
 const shotInputSchema = `{
@@ -114,13 +100,7 @@ func (t *ScreenshotPages) Check(inputs json.RawMessage, p engine.Profile) error 
 	if err := checkConcurrency(in.Concurrency, p); err != nil {
 		return err
 	}
-	pol := urlPolicy(t.b, p)
-	for i, u := range in.URLs {
-		if err := checkURL(u, fmt.Sprintf("inputs.urls[%d]", i), pol); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkURLs(in.URLs, urlPolicy(t.b, p))
 }
 
 // Run captures every URL. Errors: STEP_EXECUTION_FAILED (every page
@@ -130,53 +110,22 @@ func (t *ScreenshotPages) Run(ctx context.Context, env engine.Env) (*engine.Outc
 	if err != nil {
 		return nil, err
 	}
-	mime := "image/" + in.Format
-	pool := &urlPool{env: env, urls: dedupe(in.URLs)}
 	vp := viewport{Width: defaultViewportWidth, Height: defaultViewportHeight}
 	if in.Viewport != nil {
 		vp = *in.Viewport
 	}
-	pool.setup = func(ctx context.Context, s *browser.Session, p *rod.Page) error {
-		return s.SetViewport(ctx, p, vp.Width, vp.Height)
-	}
-	pool.work = func(ctx context.Context, s *browser.Session, p *rod.Page, i int, url string) (any, *engine.Error, error) {
-		out := &shotOut{URL: url, MimeType: mime}
-		nav, pageErr, fatal := loadPage(ctx, s, p, url, in.WaitFor, in.PerPageTimeoutMs)
-		out.FinalURL, out.HTTPStatus, out.Error = nav.FinalURL, nav.Status, pageErr
-		if fatal != nil || pageErr != nil {
-			return out, pageErr, fatal
-		}
-		cctx, cancel := context.WithTimeout(ctx, timeoutDur(in.PerPageTimeoutMs))
-		img, err := s.Screenshot(cctx, p, browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Format, Quality: in.Quality})
-		err = captureFailure(ctx, cctx, err, "screenshot", url, "perPageTimeoutMs", in.PerPageTimeoutMs)
-		cancel()
-		if err != nil {
-			return pageFailure(ctx, out, err, func(e *engine.Error) { out.Error = e })
-		}
-		id, err := env.PutArtifact(ctx, artifactName(i, map[string]string{"png": "png", "jpeg": "jpg"}[in.Format]), mime, img)
-		if err != nil {
-			return out, nil, err
-		}
-		out.ArtifactID, out.Size = id, len(img)
-		return out, nil, nil
-	}
-	if err := pool.run(ctx, in.Concurrency, func() (*browser.Session, error) { return openSession(ctx, t.b, env, "screenshot_pages") }); err != nil {
+	opts := browser.ScreenshotOptions{FullPage: in.FullPage, Format: in.Format, Quality: in.Quality}
+	c := &capturePages{template: "screenshot_pages", what: "screenshot", mime: "image/" + in.Format,
+		ext: map[string]string{"png": "png", "jpeg": "jpg"}[in.Format], listMime: true,
+		setup: func(ctx context.Context, tb *browser.Tab) error { return tb.SetViewport(ctx, vp.Width, vp.Height) },
+		take:  func(ctx context.Context, tb *browser.Tab) ([]byte, error) { return tb.Screenshot(ctx, opts) }}
+	shots, tally, err := c.run(ctx, t.b, env, dedupe(in.URLs), in.pageLoad)
+	if err != nil {
 		return nil, err
 	}
 	res := struct {
 		Summary     batchSummary      `json:"summary"`
 		Screenshots []json.RawMessage `json:"screenshots"`
-	}{Summary: batchSummary{Total: len(pool.urls), Succeeded: pool.done - pool.failed, Failed: pool.failed}, Screenshots: pool.outputs}
-	return pool.outcome(res)
-}
-
-// pageFailure sorts an error after a page loaded: EXECUTION_ERROR (browser
-// gone) is fatal, anything else is the page's failure, set through set.
-func pageFailure(ctx context.Context, out any, err error, set func(*engine.Error)) (any, *engine.Error, error) {
-	e := engine.AsError(err)
-	if e.Code == engine.ExecutionError && ctx.Err() == nil {
-		return out, nil, e
-	}
-	set(e)
-	return out, e, nil
+	}{Summary: tally.batchSummary, Screenshots: shots}
+	return tally.outcome(res, nil)
 }

@@ -7,46 +7,68 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-rod/rod"
-
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 )
 
-// urlWork does one URL in tab p. It returns the item's output, the page's
-// own failure (nil = succeeded; recorded, the run goes on) or a fatal error
-// that stops the run (the browser is gone).
-type urlWork func(ctx context.Context, s *browser.Session, p *rod.Page, i int, url string) (out any, pageErr *engine.Error, fatal error)
+// urlWork does one URL (the i-th of the pool's list) in tab tb. It returns
+// the item's output, the page's own failure (nil = succeeded; recorded, the
+// run goes on) or a fatal error that stops the run (the browser is gone).
+type urlWork func(ctx context.Context, tb *browser.Tab, i int, url string) (out any, pageErr *engine.Error, fatal error)
 
 // urlPool runs urlWork over a list of URLs with reused tabs, checkpointing
-// every URL (item key = the URL) so a resumed run skips the ones done.
+// every URL (item key = the URL) so a resumed run skips the ones done. The
+// list may grow between runs: batch_extract_pages, screenshot_pages and
+// save_pdf add every URL at once, crawl_site adds each level's links once
+// the level is done.
 type urlPool struct {
 	env   engine.Env
-	urls  []string
-	setup func(ctx context.Context, s *browser.Session, p *rod.Page) error
+	setup func(ctx context.Context, tb *browser.Tab) error
 	work  urlWork
+	// open returns the run's session; it is called once, when there is
+	// work left.
+	open func() (*browser.Session, error)
+	// indexByDone numbers checkpoints by the count of pages done before
+	// them, earlier attempts included (crawl_site: visit order) instead of
+	// by the URL's position in the list.
+	indexByDone bool
+	// growing says in the progress message that more URLs may be added.
+	growing bool
+
+	sess    *browser.Session
+	pending int // urls[pending:] were added but not yet restored or queued
+	todo    []int
 
 	// order serialises record: see there.
 	order   sync.Mutex
 	mu      sync.Mutex
+	urls    []string
 	outputs []json.RawMessage
 	errs    []*engine.Error
 	done    int
 	failed  int
 }
 
-// run processes every URL not checkpointed by an earlier attempt with n
-// workers. open is called only when there is work left. Errors: the first
-// fatal error, or ctx's cause once ctx ends.
-func (u *urlPool) run(ctx context.Context, n int, open func() (*browser.Session, error)) error {
-	u.outputs = make([]json.RawMessage, len(u.urls))
-	u.errs = make([]*engine.Error, len(u.urls))
+// add appends URLs to the list. They are looked up among the earlier
+// attempts' checkpoints by restore (or the next run), not at once.
+func (u *urlPool) add(urls ...string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.urls = append(u.urls, urls...)
+	u.outputs = append(u.outputs, make([]json.RawMessage, len(urls))...)
+	u.errs = append(u.errs, make([]*engine.Error, len(urls))...)
+}
+
+// restore takes the added URLs that an earlier attempt checkpointed from
+// their items and queues the others for run.
+func (u *urlPool) restore() {
 	prior := u.env.Done()
-	var todo []int
-	for i, url := range u.urls {
-		it, ok := prior[url]
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for i := u.pending; i < len(u.urls); i++ {
+		it, ok := prior[u.urls[i]]
 		if !ok {
-			todo = append(todo, i)
+			u.todo = append(u.todo, i)
 			continue
 		}
 		u.outputs[i], u.errs[i] = it.Output, it.Error
@@ -58,13 +80,35 @@ func (u *urlPool) run(ctx context.Context, n int, open func() (*browser.Session,
 			u.failed++
 		}
 	}
+	u.pending = len(u.urls)
+}
+
+// runList runs a fixed list: it adds urls, reports the progress of the
+// ones earlier attempts did, and runs the others with n workers. Errors:
+// as run.
+func (u *urlPool) runList(ctx context.Context, urls []string, n int) error {
+	u.add(urls...)
+	u.restore()
 	u.env.SetProgress(u.progress())
+	return u.run(ctx, n)
+}
+
+// run restores what it can and processes every other added URL with n
+// workers, returning once they are done. Errors: the first fatal error, or
+// ctx's cause once ctx ends.
+func (u *urlPool) run(ctx context.Context, n int) error {
+	u.restore()
+	todo := u.todo
+	u.todo = nil
 	if len(todo) == 0 {
 		return nil
 	}
-	s, err := open()
-	if err != nil {
-		return err
+	if u.sess == nil {
+		s, err := u.open()
+		if err != nil {
+			return err
+		}
+		u.sess = s
 	}
 	jobs := make(chan int, len(todo))
 	for _, i := range todo {
@@ -78,11 +122,11 @@ func (u *urlPool) run(ctx context.Context, n int, open func() (*browser.Session,
 		once     sync.Once
 		firstErr error
 	)
-	for w := 0; w < min(n, len(todo), s.MaxTabs()); w++ {
+	for w := 0; w < min(n, len(todo), u.sess.MaxTabs()); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := u.worker(wctx, s, jobs); err != nil {
+			if err := u.worker(wctx, jobs); err != nil {
 				once.Do(func() { firstErr = err })
 				cancel(err)
 			}
@@ -96,48 +140,48 @@ func (u *urlPool) run(ctx context.Context, n int, open func() (*browser.Session,
 }
 
 // worker handles jobs with one tab, replacing it after a renderer crash or
-// when it no longer answers after a failed page (Session.Healthy).
-func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan int) error {
-	var (
-		page    *rod.Page
-		release func(bool)
-	)
+// when it no longer answers after a failed page (Tab.Healthy).
+func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
+	var tb *browser.Tab
 	defer func() {
-		if release != nil {
-			release(!s.Crashed(page))
+		if tb != nil {
+			tb.Release(true)
 		}
 	}()
 	for i := range jobs {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if page == nil {
+		if tb == nil {
 			var err error
-			if page, release, err = s.AcquirePage(ctx); err != nil {
+			if tb, err = u.sess.AcquireTab(ctx); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
 				return err
 			}
 			if u.setup != nil {
-				if err := u.setup(ctx, s, page); err != nil {
+				if err := u.setup(ctx, tb); err != nil {
 					return err
 				}
 			}
 		}
-		out, pageErr, fatal := u.work(ctx, s, page, i, u.urls[i])
+		u.mu.Lock()
+		url := u.urls[i]
+		u.mu.Unlock()
+		out, pageErr, fatal := u.work(ctx, tb, i, url)
 		if ctx.Err() != nil {
 			return nil // cut off: not checkpointed, redone on resume
 		}
 		if fatal != nil {
 			return fatal
 		}
-		if s.Crashed(page) || (pageErr != nil && !s.Healthy(page)) {
+		if tb.Crashed() || (pageErr != nil && !tb.Healthy()) {
 			// A tab stuck on a hostile page is replaced, not reused.
-			release(false)
-			page, release = nil, nil
+			tb.Release(false)
+			tb = nil
 		}
-		if err := u.record(ctx, i, out, pageErr); err != nil {
+		if err := u.record(ctx, i, url, out, pageErr); err != nil {
 			return err
 		}
 	}
@@ -145,12 +189,12 @@ func (u *urlPool) worker(ctx context.Context, s *browser.Session, jobs <-chan in
 }
 
 // record checkpoints one URL.
-func (u *urlPool) record(ctx context.Context, i int, out any, pageErr *engine.Error) error {
+func (u *urlPool) record(ctx context.Context, i int, url string, out any, pageErr *engine.Error) error {
 	raw, err := json.Marshal(out)
 	if err != nil {
-		return engine.Wrap(engine.ExecutionError, err, "encode output of %s: %v", u.urls[i], err)
+		return engine.Wrap(engine.ExecutionError, err, "encode output of %s: %v", url, err)
 	}
-	it := engine.Item{Index: i, Key: u.urls[i], Status: engine.ItemSucceeded, Output: raw}
+	it := engine.Item{Index: i, Key: url, Status: engine.ItemSucceeded, Output: raw}
 	if pageErr != nil {
 		it.Status, it.Error = engine.ItemFailed, pageErr
 	}
@@ -160,6 +204,9 @@ func (u *urlPool) record(ctx context.Context, i int, out any, pageErr *engine.Er
 	u.order.Lock()
 	defer u.order.Unlock()
 	u.mu.Lock()
+	if u.indexByDone {
+		it.Index = u.done
+	}
 	u.outputs[i], u.errs[i] = raw, pageErr
 	u.done++
 	if pageErr != nil {
@@ -177,32 +224,30 @@ func (u *urlPool) progress() engine.Progress {
 }
 
 func (u *urlPool) progressLocked() engine.Progress {
-	return engine.Progress{DoneSteps: u.done, TotalSteps: len(u.urls), FailedSteps: u.failed,
-		Message: fmt.Sprintf("%d/%d pages", u.done, len(u.urls))}
-}
-
-// outcome applies the batch rules: all failed → STEP_EXECUTION_FAILED with
-// the first errors; some failed → partial. res is the result to return.
-func (u *urlPool) outcome(res any) (*engine.Outcome, error) {
-	if len(u.urls) > 0 && u.failed == len(u.urls) {
-		var first []map[string]any
-		for i, e := range u.errs {
-			if e != nil && len(first) < maxFirstErrors {
-				first = append(first, map[string]any{"url": u.urls[i], "errorCode": e.Code, "message": e.Message})
-			}
-		}
-		return nil, engine.Errorf(engine.StepExecutionFailed, "all %d pages failed; first: %s: %s", u.failed, first[0]["url"], first[0]["message"]).
-			WithDetails(map[string]any{"failed": u.failed, "errors": first})
+	msg := fmt.Sprintf("%d/%d pages", u.done, len(u.urls))
+	if u.growing {
+		msg += " (more may be found)"
 	}
-	return &engine.Outcome{Result: res, Partial: u.failed > 0}, nil
+	return engine.Progress{DoneSteps: u.done, TotalSteps: len(u.urls), FailedSteps: u.failed, Message: msg}
 }
 
-// loadPage navigates tab p to url within timeoutMs and waits per waitFor.
+// tally counts the pages by their recorded errors, in list order.
+func (u *urlPool) tally() *pageTally {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	t := &pageTally{}
+	for i, e := range u.errs {
+		t.count(e, map[string]any{"url": u.urls[i]})
+	}
+	return t
+}
+
+// loadPage navigates tab tb to url within timeoutMs and waits per waitFor.
 // It returns what the navigation got, the page's failure (timeouts, policy
 // refusals, HTTP >= 400) or a fatal error (browser gone).
-func loadPage(ctx context.Context, s *browser.Session, p *rod.Page, url, waitFor string, timeoutMs int) (browser.NavResult, *engine.Error, error) {
+func loadPage(ctx context.Context, tb *browser.Tab, url, waitFor string, timeoutMs int) (browser.NavResult, *engine.Error, error) {
 	nctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
-	nav, err := s.Navigate(nctx, p, url, waitFor)
+	nav, err := tb.Navigate(nctx, url, waitFor)
 	cancel()
 	if err != nil {
 		e := engine.AsError(err)
