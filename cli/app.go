@@ -118,10 +118,11 @@ func (a *app) dashboard(token, addr string) *web.Dashboard {
 	})
 }
 
-// openForCLI parses a read/cancel subcommand's flags and opens the app
-// (database and engine, not started: nothing is claimed or executed).
-func openForCLI(ctx context.Context, name string, sub *cmdFlags, args []string, getenv func(string) string, stderr io.Writer) (*app, error) {
-	cfg, err := parseFlags(name, args, getenv, stderr, sub)
+// openForCLI parses a subcommand's flags and opens the app (database and
+// engine, not started: nothing is claimed or executed until the command
+// runs the engine).
+func openForCLI(ctx context.Context, name string, args []string, getenv func(string) string, stderr io.Writer, sub ...*cmdFlags) (*app, error) {
+	cfg, err := parseFlags(name, args, getenv, stderr, sub...)
 	if err != nil {
 		return nil, err
 	}

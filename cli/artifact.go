@@ -20,10 +20,7 @@ Examples:
   browsertask artifact art_1f2e... | jq .`, minArgs: 1, maxArgs: 1, define: func(fs *flag.FlagSet) {
 		fs.StringVar(&out, "o", "", "write to this file instead of stdout")
 	}}
-	a, err := openForCLI(ctx, "artifact", sub, args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
+	a, err := openForCLI(ctx, "artifact", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}

@@ -20,10 +20,7 @@ Example:
   browsertask cancel run_0b7c... --reason "wrong URLs"`, minArgs: 1, maxArgs: 1, define: func(fs *flag.FlagSet) {
 		fs.StringVar(&reason, "reason", "canceled from the command line", "why, recorded on the run")
 	}}
-	a, err := openForCLI(ctx, "cancel", sub, args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
+	a, err := openForCLI(ctx, "cancel", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}

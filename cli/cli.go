@@ -16,8 +16,16 @@ type ExitError int
 func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // Run dispatches a subcommand. It owns the whole lifecycle so tests can call
-// it directly.
+// it directly. A command's --help prints its usage and succeeds.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := dispatch(ctx, args, getenv, stdin, stdout, stderr); !isHelp(err) {
+		return err
+	}
+	return nil
+}
+
+// dispatch runs the subcommand args[1] names.
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) < 2 {
 		usage(stderr)
 		return ExitError(2)

@@ -31,9 +31,6 @@ Examples:
 func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	sub := &cmdFlags{usage: doctorUsage}
 	cfg, err := parseFlags("doctor", args, getenv, stderr, sub)
-	if isHelp(err) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

@@ -12,18 +12,12 @@ import (
 
 // cmdMCP serves MCP over stdio, plus HTTP when --http=auto and the port is free.
 func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := parseFlags("mcp", args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	a, err := newApp(ctx, cfg, stderr)
+	a, err := openForCLI(ctx, "mcp", args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	cfg := a.cfg
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)

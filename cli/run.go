@@ -41,14 +41,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		fs.BoolVar(&async, "async", false, "print the runId and return at once")
 		fs.DurationVar(&timeout, "timeout", 0, "bound on the running phase, e.g. 2m (default: the profile's timeout)")
 	}}
-	cfg, err := parseFlags("run", args, getenv, stderr, sub)
-	if isHelp(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	a, err := newApp(ctx, cfg, stderr)
+	a, err := openForCLI(ctx, "run", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}

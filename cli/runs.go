@@ -27,10 +27,7 @@ Examples:
 		fs.StringVar(&tpl, "template", "", "only runs of this template")
 		fs.IntVar(&limit, "limit", 20, "most runs listed (1..1000)")
 	}}
-	a, err := openForCLI(ctx, "runs", sub, args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
+	a, err := openForCLI(ctx, "runs", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}

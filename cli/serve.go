@@ -15,9 +15,6 @@ import (
 // cmdServe runs the daemon: engine plus HTTP /mcp until a signal.
 func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseFlags("serve", args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

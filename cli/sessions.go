@@ -18,10 +18,7 @@ Lists the browser sessions that queued and running runs use.
 
 Example:
   browsertask sessions`}
-	a, err := openForCLI(ctx, "sessions", sub, args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
+	a, err := openForCLI(ctx, "sessions", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}

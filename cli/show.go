@@ -13,10 +13,7 @@ Prints the run as JSON (the same object get_task_run returns).
 
 Example:
   browsertask show run_0b7c...`, minArgs: 1, maxArgs: 1}
-	a, err := openForCLI(ctx, "show", sub, args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
+	a, err := openForCLI(ctx, "show", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}

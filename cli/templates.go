@@ -15,10 +15,7 @@ Lists the task templates (see the dashboard's /templates for schemas).
 
 Example:
   browsertask templates --dev-templates`}
-	a, err := openForCLI(ctx, "templates", sub, args, getenv, stderr)
-	if isHelp(err) {
-		return nil
-	}
+	a, err := openForCLI(ctx, "templates", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}
