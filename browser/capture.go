@@ -44,13 +44,22 @@ func (tb *Tab) SetViewport(ctx context.Context, width, height int) error {
 	return nil
 }
 
-// Screenshot captures the tab. Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
+// Screenshot captures the tab. Only the front tab of the session's window
+// renders (tabs open in the background, and a popup hides the tab that
+// opened it), and a screenshot of a tab that does not render may never
+// answer: the tab is brought to the front first, and the session's
+// captures take turns, waiting under ctx.
+// Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
 func (tb *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
 	if tb.Crashed() {
 		return nil, tb.mapErr(ctx, errors.New("renderer crashed"), "take a screenshot")
 	}
 	gctx, cancel := tb.guard(ctx)
 	defer cancel()
+	if err := tb.takeFront(gctx); err != nil {
+		return nil, tb.mapErr(ctx, err, "take a screenshot")
+	}
+	defer tb.leaveFront()
 	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}
 	if o.Format == "jpeg" {
 		req.Format = proto.PageCaptureScreenshotFormatJpeg
@@ -103,13 +112,33 @@ func (tb *Tab) PDF(ctx context.Context, o PDFOptions) ([]byte, error) {
 }
 
 // BringToFront makes the tab the visible one of its session's window: a
-// popup it opened hides it, and a hidden tab stops rendering. Errors:
-// PAGE_CRASHED, EXECUTION_ERROR, ctx's.
+// popup it opened hides it, and a hidden tab stops rendering. It waits for
+// a screenshot of another tab of the session under way (under ctx).
+// Errors: PAGE_CRASHED, EXECUTION_ERROR, ctx's.
 func (tb *Tab) BringToFront(ctx context.Context) error {
 	gctx, cancel := tb.guard(ctx)
 	defer cancel()
-	if err := (proto.PageBringToFront{}).Call(tb.client(gctx)); err != nil {
+	if err := tb.takeFront(gctx); err != nil {
 		return tb.mapErr(ctx, err, "bring the tab to the front")
+	}
+	tb.leaveFront()
+	return nil
+}
+
+// takeFront waits for the session's turn at the front (Session.front) and
+// brings the tab there; leaveFront must follow when it succeeds.
+func (tb *Tab) takeFront(ctx context.Context) error {
+	select {
+	case tb.s.front <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	if err := (proto.PageBringToFront{}).Call(tb.client(ctx)); err != nil {
+		tb.leaveFront()
+		return err
 	}
 	return nil
 }
+
+// leaveFront ends the tab's turn at the front.
+func (tb *Tab) leaveFront() { <-tb.s.front }

@@ -27,3 +27,19 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// testTab opens session sessionID of m (launching the browser on first
+// use, under a deadline of its own) and takes a tab held for the rest of
+// the test at most; the caller releases it.
+func testTab(t *testing.T, m *Manager, sessionID string) *Tab {
+	t.Helper()
+	s, err := m.Session(testCtx(t, 30*time.Second), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := s.AcquireTab(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}

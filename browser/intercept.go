@@ -40,7 +40,7 @@ func (s *Session) watchTab(t *tab) error {
 				s.noteOrigin(e.Frame.URL)
 			}
 		},
-		func(e *proto.FetchRequestPaused) { go s.decide(s.tabTarget(t), t, e) },
+		func(e *proto.FetchRequestPaused) { t.verdicts.start(); go s.decide(s.tabTarget(t), t, e) },
 		func(e *proto.PageJavascriptDialogOpening) { go s.answerDialog(s.tabTarget(t), t, e) },
 		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
 		func(e *proto.TargetDetachedFromTarget) { children.end(e.SessionID) },
@@ -223,6 +223,7 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 		case (&proto.FetchRequestPaused{}).ProtoEvent():
 			ev := &proto.FetchRequestPaused{}
 			if msg.Load(ev) {
+				t.verdicts.start()
 				go s.decide(child, t, ev)
 			}
 		case (&proto.PageJavascriptDialogOpening{}).ProtoEvent():
@@ -247,13 +248,24 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 // decide continues a paused request the policy allows and fails the others
 // (net::ERR_BLOCKED_BY_CLIENT), recording the first refusal on the tab so
 // the page's navigation or step fails with it. target is the session the
-// request was paused in (the tab or one of its child targets).
+// request was paused in (the tab or one of its child targets). The caller
+// counted the decision (t.verdicts.start); it is uncounted once the
+// refusal, if any, is recorded.
 func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) {
 	defer s.recoverHandler(t, "Fetch.requestPaused")
+	decided := false
+	settle := func() {
+		if !decided {
+			decided = true
+			t.verdicts.done()
+		}
+	}
+	defer settle()
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	tc := target.with(c)
 	if t.synthetic.Load() {
+		settle()
 		_ = proto.FetchFulfillRequest{RequestID: e.RequestID, ResponseCode: 200, Body: []byte("<!doctype html><title></title>"),
 			ResponseHeaders: []*proto.FetchHeaderEntry{{Name: "Content-Type", Value: "text/html"}}}.Call(tc)
 		return
@@ -268,11 +280,13 @@ func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) 
 			if bad.Details["policy"] != "unresolvable" || s.mainDocument(target, t, e) {
 				t.blocked.CompareAndSwap(nil, bad)
 			}
+			settle()
 			s.log.Info("request blocked by the URL policy", "url", bad.Details["blockedUrl"], "code", bad.Code)
 			_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(tc)
 			return
 		}
 	}
+	settle()
 	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(tc)
 }
 

@@ -49,7 +49,8 @@ type NavResult struct {
 // STEP_EXECUTION_FAILED (network error such as a refused connection, or a
 // request of the page refused by the URL policy), TRUST_LEVEL_NOT_ALLOWED
 // (trust restricted and the page, a redirect or a sub-request went to an
-// internal address),
+// internal address); a refusal by the URL policy wins over the deadline,
+// which a page that made a refused request may then also miss;
 // INVALID_PARAMETER (bad selector), PAGE_CRASHED, EXECUTION_ERROR (browser
 // gone). The caller decides whether ctx's end was its own deadline or a
 // cancellation of the run.
@@ -68,7 +69,10 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 	if tb.Crashed() {
 		return res, nil, tb.mapErr(ctx, errors.New("renderer crashed"), "navigate to "+url)
 	}
-	tb.t.blocked.Store(nil) // a new navigation starts
+	// A new navigation starts: the previous page's refusals are forgotten,
+	// once the decisions still under way for its requests have landed.
+	tb.t.verdicts.wait(ctx, resetTimeout)
+	tb.t.blocked.Store(nil)
 	evCtx, stopEvents := tb.guard(ctx)
 	defer stopEvents()
 	var idle func()
@@ -90,6 +94,9 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 	if err != nil {
 		if ctx.Err() != nil && !tb.Crashed() {
 			tb.stopLoading(true)
+			if blocked := tb.refusal(ctx); blocked != nil {
+				return res, nil, blocked
+			}
 			return res, nil, engine.Wrap(engine.NavigationTimeout, ctx.Err(),
 				"%s did not answer before the deadline", url).WithDetails(map[string]any{"url": url})
 		}
@@ -135,6 +142,9 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 	}
 	if ctx.Err() != nil {
 		tb.stopLoading(false)
+		if blocked := tb.refusal(ctx); blocked != nil {
+			return res, nil, blocked
+		}
 		if nav.LoaderID != "" && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			// Page.navigate answered, so the document arrived: say what it is.
 			res = tb.navInfo()
@@ -149,6 +159,19 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 			WithDetails(map[string]any{"url": url, "waitFor": nonEmptyWait(waitFor)})
 	}
 	return res, nil, err
+}
+
+// refusal returns the tab's refusal by the URL policy (nil if none) once a
+// navigation's ctx ended: a page that made a refused request fails with
+// that refusal, not with the deadline it then missed (a blocked frame or
+// redirect can leave the page loading until then). When the deadline
+// passed, the decisions still under way land first (bounded, with a fresh
+// deadline); a cancelled navigation does not wait for them.
+func (tb *Tab) refusal(ctx context.Context) *engine.Error {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		tb.t.verdicts.wait(context.Background(), resetTimeout)
+	}
+	return tb.t.blocked.Load()
 }
 
 // navInfo reads the status and URL of the tab's current document with a

@@ -1,6 +1,10 @@
 package browser
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,20 +20,14 @@ func navigateCode(t *testing.T, m *Manager, sessionID, url string) (engine.Error
 	return navigateWait(t, m, sessionID, url, WaitLoad)
 }
 
-// navigateWait is navigateCode with a wait condition.
+// navigateWait is navigateCode with a wait condition. The navigation's
+// deadline starts once the tab is ready: launching the browser (the first
+// call) is not part of the page's time.
 func navigateWait(t *testing.T, m *Manager, sessionID, url, waitFor string) (engine.ErrorCode, map[string]any) {
 	t.Helper()
-	ctx := testCtx(t, 20*time.Second)
-	s, err := m.Session(ctx, sessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := s.AcquireTab(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := testTab(t, m, sessionID)
 	defer tb.Release(true)
-	_, err = tb.Navigate(ctx, url, waitFor)
+	_, err := tb.Navigate(testCtx(t, 20*time.Second), url, waitFor)
 	if err == nil {
 		return "", nil
 	}
@@ -76,6 +74,46 @@ func TestPolicyDeniedHostUnreachable(t *testing.T) {
 	}
 	if site.Hits("/page/2") != 1 {
 		t.Fatalf("allowed frame fetched %d times", site.Hits("/page/2"))
+	}
+}
+
+// TestPolicyRefusalWinsOverDeadline: a page whose refused request keeps
+// it from loading fails with the refusal once its deadline passes, not with
+// NAVIGATION_TIMEOUT. Here the frame to the daemon's address is refused,
+// and its (error page's) load starts an image that never answers, so the
+// page never loads; the deadline is ended by the test once that image was
+// requested, i.e. after the refusal.
+func TestPolicyRefusalWinsOverDeadline(t *testing.T) {
+	site := fixture.New(t)
+	daemon := fixture.New(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Refused frame</title><iframe src=%q onload="document.body.appendChild(new Image()).src = '%s'"></iframe>`,
+			daemon.URL("/page/1"), site.URL("/hang"))
+	}))
+	t.Cleanup(page.Close)
+	m := newManager(t, Options{})
+	m.DenyHost(daemon.Host())
+	tb := testTab(t, m, "sess_refusal_deadline")
+	defer tb.Release(true)
+	ctx, endDeadline := context.WithCancelCause(testCtx(t, 30*time.Second))
+	done := make(chan error, 1)
+	go func() {
+		_, err := tb.Navigate(ctx, page.URL, WaitLoad)
+		done <- err
+	}()
+	select {
+	case <-site.Hung():
+	case err := <-done:
+		t.Fatalf("Navigate returned %v before the page's image was requested", err)
+	}
+	endDeadline(context.DeadlineExceeded)
+	e := engine.AsError(<-done)
+	if e.Code != engine.StepExecutionFailed || e.Details["policy"] != "daemon-address" {
+		t.Fatalf("got %v (details %v), want STEP_EXECUTION_FAILED with policy daemon-address", e, e.Details)
+	}
+	if n := daemon.TotalHits(); n != 0 {
+		t.Fatalf("the denied host received %d requests", n)
 	}
 }
 

@@ -29,6 +29,10 @@ type Session struct {
 	policy *requestPolicy
 
 	slots chan struct{} // one token per open tab, cap = max tabs
+	// front is held (cap 1) by the tab being brought to the front of the
+	// session's window, and captured: only a window's front tab renders,
+	// and a screenshot of a tab that does not render never answers.
+	front chan struct{}
 
 	mu     sync.Mutex
 	idle   []*tab
@@ -49,8 +53,8 @@ func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, ge
 	sb.BrowserContextID = res.BrowserContextID
 	return &Session{
 		id: id, in: in, gen: gen, b: &sb, log: log, policy: pol,
-		slots: make(chan struct{}, maxTabs),
-		tabs:  map[proto.TargetTargetID]*tab{},
+		slots: make(chan struct{}, maxTabs), front: make(chan struct{}, 1),
+		tabs: map[proto.TargetTargetID]*tab{},
 	}, nil
 }
 

@@ -23,6 +23,9 @@ type tab struct {
 	// blocked is the first request the URL policy refused since the last
 	// navigation started.
 	blocked atomic.Pointer[engine.Error]
+	// verdicts counts the URL-policy decisions under way for the tab's
+	// requests.
+	verdicts verdicts
 	// synthetic answers the tab's requests locally with an empty page
 	// (reading or writing an origin's storage without contacting it).
 	synthetic atomic.Bool
@@ -31,6 +34,53 @@ type tab struct {
 	// policyGen is the deny-list generation its interception was set for
 	// (read and written only by the tab's holder).
 	policyGen int64
+}
+
+// verdicts counts decisions under way, so a navigation can let them land
+// before it reads or clears the tab's refusal.
+type verdicts struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops back to 0; nil while n == 0
+}
+
+// start counts a decision.
+func (v *verdicts) start() {
+	v.mu.Lock()
+	if v.n == 0 {
+		v.idle = make(chan struct{})
+	}
+	v.n++
+	v.mu.Unlock()
+}
+
+// done uncounts a decision.
+func (v *verdicts) done() {
+	v.mu.Lock()
+	v.n--
+	if v.n == 0 {
+		close(v.idle)
+		v.idle = nil
+	}
+	v.mu.Unlock()
+}
+
+// wait returns once the decisions under way have landed, ctx ended or d
+// passed.
+func (v *verdicts) wait(ctx context.Context, d time.Duration) {
+	v.mu.Lock()
+	idle := v.idle
+	v.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // Tab is one tab of a session, held by one caller from Session.AcquireTab
@@ -107,7 +157,9 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 	if !s.in.alive(s.gen) {
 		return nil, s.goneErr()
 	}
-	target, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: s.b.BrowserContextID}.Call(s.b.Context(ctx))
+	// In the background: a new tab must not hide the tab in front of the
+	// session's window, which may be being captured (see Session.front).
+	target, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: s.b.BrowserContextID, Background: true}.Call(s.b.Context(ctx))
 	if err != nil {
 		return nil, s.mapErr(ctx, nil, err, "open a tab")
 	}
