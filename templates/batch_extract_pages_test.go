@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,32 +159,53 @@ func TestBatchAllFail(t *testing.T) {
 	}
 }
 
+// TestBatchNavigationTimeout: a page that never answers fails with
+// NAVIGATION_TIMEOUT and no HTTP status once perPageTimeoutMs has passed,
+// the browser stops fetching it, and the worker goes on with the next URL;
+// the tabs serve the session's next run. Only /hang pages share the short
+// deadline: a page that must load within it would assert the machine's
+// speed (on a loaded machine a trivial page took 0.9 of the 1000 ms).
 func TestBatchNavigationTimeout(t *testing.T) {
 	srv := fixture.New(t)
+	hangs := []string{srv.URL("/hang?n=1"), srv.URL("/hang?n=2")}
 	env := newEnv(t, mustJSON(t, map[string]any{
-		"urls":             []string{srv.URL("/hang"), srv.URL("/page/5")},
-		"perPageTimeoutMs": 1000, "fields": map[string]any{"name": "#name"},
+		"urls": hangs, "concurrency": 1, "perPageTimeoutMs": 1000, "fields": map[string]any{"name": "#name"},
 	}))
 	start := time.Now()
+	_, err := runBatch(t, env)
+	if e := engine.AsError(err); e == nil || e.Code != engine.StepExecutionFailed || e.Details["failed"] != 2 {
+		t.Fatalf("run error %v, want STEP_EXECUTION_FAILED: all 2 pages failed", err)
+	}
+	for i, p := range env.pagesJSON(t) {
+		if p.URL != hangs[i] || p.Error == nil || p.Error.Code != engine.NavigationTimeout || p.HTTPStatus != 0 {
+			t.Fatalf("page %d = %+v err %v, want %s with NAVIGATION_TIMEOUT and no status", i, p, p.Error, hangs[i])
+		}
+	}
+	// The browser dropped both requests, each after its full deadline, one
+	// after the other: the second no sooner than 2 x 1000 ms after the start.
+	wait, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var aborted []time.Duration
+	for range hangs {
+		select {
+		case at := <-srv.Aborted():
+			aborted = append(aborted, at.Sub(start))
+		case <-wait.Done():
+			t.Fatalf("the browser kept fetching /hang (aborted %d of 2)", len(aborted))
+		}
+	}
+	slices.Sort(aborted)
+	if aborted[0] < time.Second || aborted[1] < 2*time.Second {
+		t.Fatalf("/hang requests dropped %v after the start, before their deadlines", aborted)
+	}
+	// The tab the timeouts happened in serves the session's next run.
+	env = newEnv(t, mustJSON(t, map[string]any{"urls": []string{srv.URL("/page/5")}, "fields": map[string]any{"name": "#name"}}))
 	out, err := runBatch(t, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 6*time.Second {
-		t.Fatalf("run took %s", took)
-	}
-	res := out.Result.(batchResult)
-	h := res.Pages[0]
-	if !out.Partial || h.Error == nil || h.Error.Code != engine.NavigationTimeout || h.HTTPStatus != 0 {
-		t.Fatalf("hang page = %+v err %v", h, h.Error)
-	}
-	if res.Pages[1].Fields["name"] != "Item 5" || res.Pages[1].Error != nil {
-		t.Fatalf("page 5 = %+v", res.Pages[1])
-	}
-	select {
-	case <-srv.Aborted():
-	case <-time.After(2 * time.Second):
-		t.Fatal("the browser kept fetching /hang after the page deadline")
+	if p := out.Result.(batchResult).Pages[0]; p.Fields["name"] != "Item 5" || p.Error != nil {
+		t.Fatalf("page 5 after the timeouts = %+v", p)
 	}
 }
 
