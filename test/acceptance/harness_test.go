@@ -6,6 +6,7 @@ package acceptance
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -23,6 +24,14 @@ import (
 var bbBinary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// The edit-test loop (go test -short ./...) leaves the black-box
+		// suite, which builds the binary and runs processes and browsers,
+		// to CI and the full run.
+		fmt.Println("test/acceptance: skipped in -short mode")
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "browsertask-blackbox-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "blackbox: temp dir:", err)
