@@ -75,14 +75,7 @@ func TestSessionsAreIsolated(t *testing.T) {
 	m := newManager(t, Options{})
 	ctx := testCtx(t, 30*time.Second)
 	body := func(sessionID, path string) string {
-		s, err := m.Session(ctx, sessionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, err := s.AcquireTab(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := testTab(t, m, sessionID)
 		defer tb.Release(true)
 		if _, err := tb.Navigate(ctx, srv.URL(path), WaitLoad); err != nil {
 			t.Fatal(err)

@@ -152,16 +152,9 @@ func wsProbeJS(url string) string {
 // each url, returning the outcomes.
 func wsProbe(t *testing.T, m *Manager, sessionID, page string, urls ...string) []string {
 	t.Helper()
-	ctx := testCtx(t, 60*time.Second)
-	s, err := m.Session(ctx, sessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := s.AcquireTab(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := testTab(t, m, sessionID)
 	defer tb.Release(true)
+	ctx := testCtx(t, 60*time.Second)
 	if _, err := tb.Navigate(ctx, page, WaitLoad); err != nil {
 		t.Fatalf("load %s: %v", page, err)
 	}

@@ -14,16 +14,9 @@ import (
 // evalIn loads u in a tab of session id and evaluates expr there.
 func evalIn(t *testing.T, m *Manager, id, u, expr string) (string, int) {
 	t.Helper()
-	ctx := testCtx(t, 20*time.Second)
-	s, err := m.Session(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := s.AcquireTab(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := testTab(t, m, id)
 	defer tb.Release(true)
+	ctx := testCtx(t, 20*time.Second)
 	nav, err := tb.Navigate(ctx, u, WaitLoad)
 	if err != nil {
 		t.Fatal(err)
