@@ -121,7 +121,7 @@ func (rp *requestPolicy) check(raw string) *engine.Error {
 	pol := rp.m.Policy()
 	base := pol.Resolve
 	pol.Resolve = func(host string) ([]netip.Addr, error) { return rp.resolve(host, base) }
-	e := engine.CheckURL(raw, pol)
+	e := engine.AsError(engine.CheckURL(raw, pol))
 	if e == nil {
 		return nil
 	}

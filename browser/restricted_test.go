@@ -61,7 +61,7 @@ func TestRestrictedNameOnlyChromiumResolves(t *testing.T) {
 	}
 
 	m := restrictedManager(t, pn, onlyChromiumRule)
-	e := engine.CheckURL(target, m.Policy())
+	e := engine.AsError(engine.CheckURL(target, m.Policy()))
 	if e == nil || e.Code != engine.TrustLevelNotAllowed || e.Details["reason"] != engine.ReasonUnresolvable ||
 		!strings.Contains(e.Message, target) || !strings.Contains(e.Message, "trust level local") {
 		t.Fatalf("CheckURL(%s) = %+v, want TRUST_LEVEL_NOT_ALLOWED naming the URL and the fix", target, e)
@@ -106,7 +106,7 @@ func TestRestrictedNameResolvingToLoopback(t *testing.T) {
 	target := "http://evil.test:" + portOf(t, inner.Host()) + "/page/9"
 	m := restrictedManager(t, pn)
 
-	if e := engine.CheckURL(target, m.Policy()); e == nil || e.Code != engine.TrustLevelNotAllowed || !strings.Contains(e.Message, "127.0.0.1") {
+	if e := engine.AsError(engine.CheckURL(target, m.Policy())); e == nil || e.Code != engine.TrustLevelNotAllowed || !strings.Contains(e.Message, "127.0.0.1") {
 		t.Fatalf("CheckURL(%s) = %v, want TRUST_LEVEL_NOT_ALLOWED naming 127.0.0.1", target, e)
 	}
 	if code, details := navigateCode(t, m, "sess_r", target); code != engine.TrustLevelNotAllowed || details["policy"] != "trust-restricted" {

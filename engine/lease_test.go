@@ -244,7 +244,7 @@ func TestErrorsDoNotEchoHugeInputs(t *testing.T) {
 	}
 	big := strings.Repeat("z", 3<<20)
 	doc, _ := json.Marshal(map[string]string{"a": big, "b": big})
-	e := s.Validate(doc, "inputs")
+	e := engine.AsError(s.Validate(doc, "inputs"))
 	if e == nil || e.Code != engine.InvalidParameter {
 		t.Fatalf("Validate = %v", e)
 	}

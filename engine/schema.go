@@ -43,7 +43,7 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 // in messages ("inputs", "arguments"); an empty field names paths bare. It
 // returns nil or an INVALID_PARAMETER *Error whose message names every
 // offending field, e.g. "inputs.urls[0]: length must be >= 1, but got 0".
-func (s *Schema) Validate(doc json.RawMessage, field string) *Error {
+func (s *Schema) Validate(doc json.RawMessage, field string) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = json.RawMessage("{}")
 	}

@@ -19,7 +19,7 @@ func TestSchemaValidateNamesField(t *testing.T) {
 		`{"urls":"x"}`:            "inputs.urls",
 	}
 	for doc, want := range cases {
-		e := s.Validate([]byte(doc), "inputs")
+		e := AsError(s.Validate([]byte(doc), "inputs"))
 		if e == nil {
 			t.Fatalf("%s: no error", doc)
 		}
@@ -27,7 +27,7 @@ func TestSchemaValidateNamesField(t *testing.T) {
 			t.Errorf("%s: got %s %q, want mention of %q", doc, e.Code, e.Message, want)
 		}
 	}
-	if e := s.Validate([]byte(`{"urls":["a"],"n":3}`), "inputs"); e != nil {
+	if e := AsError(s.Validate([]byte(`{"urls":["a"],"n":3}`), "inputs")); e != nil {
 		t.Fatalf("valid doc rejected: %v", e)
 	}
 }

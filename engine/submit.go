@@ -114,8 +114,8 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	if len(bytes.TrimSpace(inputs)) == 0 || bytes.Equal(bytes.TrimSpace(inputs), []byte("null")) {
 		inputs = json.RawMessage("{}")
 	}
-	if verr := e.schemas[info.TemplateID].Validate(inputs, "inputs"); verr != nil {
-		return nil, verr
+	if err := e.schemas[info.TemplateID].Validate(inputs, "inputs"); err != nil {
+		return nil, err
 	}
 	if err := tpl.Check(inputs, e.Profile()); err != nil {
 		return nil, AsError(err)

@@ -36,7 +36,7 @@ const maxURLInMessage = 200
 // or link-local target, a host that cannot be resolved — fail closed, details
 // {"reason": ReasonUnresolvable} — or file: under restricted trust).
 // Messages name the URL and the fix; details carry {"url"}.
-func CheckURL(raw string, p URLPolicy) *Error {
+func CheckURL(raw string, p URLPolicy) error {
 	shown := raw
 	if len(shown) > maxURLInMessage {
 		shown = shown[:maxURLInMessage] + "…"
@@ -140,7 +140,7 @@ func (p URLPolicy) LookupHost(host string) ([]netip.Addr, error) {
 // address) or INVALID_PARAMETER (the daemon's own address from
 // DenyHosts). Messages name host, the address and the fix; details carry
 // {"host", "addr"}.
-func CheckAddr(p URLPolicy, host string, ap netip.AddrPort) *Error {
+func CheckAddr(p URLPolicy, host string, ap netip.AddrPort) error {
 	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
 	addr := ap.Addr().Unmap()
 	port := strconv.Itoa(int(ap.Port()))

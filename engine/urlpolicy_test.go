@@ -79,27 +79,27 @@ func TestCheckURL(t *testing.T) {
 		{"http://8.8.8.8/", restricted, ""},
 	}
 	for _, c := range cases {
-		got := CheckURL(c.url, c.p)
+		got := AsError(CheckURL(c.url, c.p))
 		switch {
 		case c.want == "" && got != nil:
-			t.Errorf("CheckURL(%q) = %v, want allowed", c.url, got)
+			t.Errorf("AsError(CheckURL(%q)) = %v, want allowed", c.url, got)
 		case c.want != "" && got == nil:
-			t.Errorf("CheckURL(%q) allowed, want %s", c.url, c.want)
+			t.Errorf("AsError(CheckURL(%q)) allowed, want %s", c.url, c.want)
 		case c.want != "" && got.Code != c.want:
-			t.Errorf("CheckURL(%q) = %s, want %s", c.url, got.Code, c.want)
+			t.Errorf("AsError(CheckURL(%q)) = %s, want %s", c.url, got.Code, c.want)
 		case got != nil && (got.Recovery == "" || got.Details["url"] == nil):
-			t.Errorf("CheckURL(%q) = %+v lacks recovery or details.url", c.url, got)
+			t.Errorf("AsError(CheckURL(%q)) = %+v lacks recovery or details.url", c.url, got)
 		}
 	}
 }
 
 func TestCheckURLMessageNamesURLAndFix(t *testing.T) {
-	e := CheckURL("javascript:alert(1)", URLPolicy{})
+	e := AsError(CheckURL("javascript:alert(1)", URLPolicy{}))
 	if e == nil || !strings.Contains(e.Message, "javascript:alert(1)") || !strings.Contains(e.Message, "https://") {
 		t.Fatalf("message = %v", e)
 	}
 	long := "ftp://example.com/" + strings.Repeat("a", 5000)
-	if e := CheckURL(long, URLPolicy{}); e == nil || len(e.Message) > 600 {
+	if e := AsError(CheckURL(long, URLPolicy{})); e == nil || len(e.Message) > 600 {
 		t.Fatalf("long URL message not bounded: %d", len(e.Message))
 	}
 }
@@ -115,7 +115,7 @@ func TestCheckURLUnresolvableFailsClosed(t *testing.T) {
 		return nil, errors.New("no such host")
 	}}
 	for i := 0; i < 2; i++ { // no cached "allowed" answer on the second try
-		e := CheckURL("http://onlychromium.test:8080/x", p)
+		e := AsError(CheckURL("http://onlychromium.test:8080/x", p))
 		if e == nil || e.Code != TrustLevelNotAllowed || e.Details["reason"] != ReasonUnresolvable ||
 			e.Details["url"] != "http://onlychromium.test:8080/x" {
 			t.Fatalf("try %d: CheckURL = %+v, want TRUST_LEVEL_NOT_ALLOWED with reason unresolvable", i, e)
@@ -128,7 +128,7 @@ func TestCheckURLUnresolvableFailsClosed(t *testing.T) {
 		t.Fatalf("resolver called %d times, want 2", calls)
 	}
 	p.TrustLevel = "local"
-	if e := CheckURL("http://onlychromium.test:8080/x", p); e != nil {
+	if e := AsError(CheckURL("http://onlychromium.test:8080/x", p)); e != nil {
 		t.Fatalf("local trust: %v", e)
 	}
 }
@@ -159,14 +159,14 @@ func TestCheckAddr(t *testing.T) {
 		{local, "Site-A.test.", "10.0.0.7:80", ""},
 	}
 	for _, c := range cases {
-		got := CheckAddr(c.p, c.host, netip.MustParseAddrPort(c.ap))
+		got := AsError(CheckAddr(c.p, c.host, netip.MustParseAddrPort(c.ap)))
 		switch {
 		case c.want == "" && got != nil:
-			t.Errorf("CheckAddr(%s, %s) = %v, want allowed", c.host, c.ap, got)
+			t.Errorf("AsError(CheckAddr(%s, %s)) = %v, want allowed", c.host, c.ap, got)
 		case c.want != "" && (got == nil || got.Code != c.want):
-			t.Errorf("CheckAddr(%s, %s) = %v, want %s", c.host, c.ap, got, c.want)
+			t.Errorf("AsError(CheckAddr(%s, %s)) = %v, want %s", c.host, c.ap, got, c.want)
 		case got != nil && (got.Details["addr"] == nil || !strings.Contains(got.Message, c.ap)):
-			t.Errorf("CheckAddr(%s, %s) = %+v lacks details.addr or the address in the message", c.host, c.ap, got)
+			t.Errorf("AsError(CheckAddr(%s, %s)) = %+v lacks details.addr or the address in the message", c.host, c.ap, got)
 		}
 	}
 }
@@ -184,15 +184,15 @@ func FuzzCheckURL(f *testing.F) {
 		if restricted {
 			p.TrustLevel = "restricted"
 		}
-		e := CheckURL(raw, p)
+		e := AsError(CheckURL(raw, p))
 		if e == nil {
 			return
 		}
 		if e.Code != InvalidParameter && e.Code != TrustLevelNotAllowed {
-			t.Fatalf("CheckURL(%q) = %s", raw, e.Code)
+			t.Fatalf("AsError(CheckURL(%q)) = %s", raw, e.Code)
 		}
 		if e.Message == "" || e.Recovery == "" {
-			t.Fatalf("CheckURL(%q) error without message or recovery", raw)
+			t.Fatalf("AsError(CheckURL(%q)) error without message or recovery", raw)
 		}
 	})
 }

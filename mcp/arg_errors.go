@@ -27,7 +27,7 @@ func checkArgs(input map[string]any, v *engine.Schema, args json.RawMessage) err
 			}
 		}
 	}
-	verr := v.Validate(args, "")
+	verr := engine.AsError(v.Validate(args, ""))
 	if verr == nil {
 		return nil
 	}

@@ -25,7 +25,7 @@ func TestBatchInfoAndSchema(t *testing.T) {
 	if err != nil {
 		t.Fatalf("input schema: %v", err)
 	}
-	if e := s.Validate(info.Examples[0], "inputs"); e != nil {
+	if e := engine.AsError(s.Validate(info.Examples[0], "inputs")); e != nil {
 		t.Fatalf("the example is invalid: %v", e)
 	}
 	bad := []struct{ inputs, field string }{
@@ -39,7 +39,7 @@ func TestBatchInfoAndSchema(t *testing.T) {
 		{`{"urls": ["https://a.example"], "waitFor": ""}`, "inputs.waitFor"},
 	}
 	for _, b := range bad {
-		e := s.Validate(json.RawMessage(b.inputs), "inputs")
+		e := engine.AsError(s.Validate(json.RawMessage(b.inputs), "inputs"))
 		if e == nil || e.Code != engine.InvalidParameter || !strings.HasPrefix(e.Details["field"].(string), b.field) {
 			t.Errorf("Validate(%s) = %v, want INVALID_PARAMETER on %s", b.inputs, e, b.field)
 		}
@@ -49,7 +49,7 @@ func TestBatchInfoAndSchema(t *testing.T) {
 		urls[i] = fmt.Sprintf("https://a.example/%d", i)
 	}
 	raw, _ := json.Marshal(map[string]any{"urls": urls})
-	if e := s.Validate(raw, "inputs"); e == nil {
+	if e := engine.AsError(s.Validate(raw, "inputs")); e == nil {
 		t.Error("1001 urls accepted by the schema")
 	}
 }

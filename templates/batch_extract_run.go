@@ -99,7 +99,7 @@ func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pag
 		return out, nil
 	}
 	if nav.FinalURL != "" && nav.FinalURL != url {
-		if e := engine.CheckURL(nav.FinalURL, r.pol); e != nil {
+		if e := engine.AsError(engine.CheckURL(nav.FinalURL, r.pol)); e != nil {
 			e.Message = fmt.Sprintf("%s redirected to a URL that is not allowed: %s", url, e.Message)
 			out.Error = e
 			return out, nil

@@ -51,7 +51,7 @@ func urlPolicy(b *browser.Manager, p engine.Profile) engine.URLPolicy {
 // checkURL applies the URL policy to one input URL. Errors:
 // INVALID_PARAMETER or TRUST_LEVEL_NOT_ALLOWED naming field.
 func checkURL(u, field string, pol engine.URLPolicy) error {
-	if e := engine.CheckURL(u, pol); e != nil {
+	if e := engine.AsError(engine.CheckURL(u, pol)); e != nil {
 		e.Message = field + ": " + e.Message
 		return e.WithDetails(map[string]any{"field": field})
 	}

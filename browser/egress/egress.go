@@ -292,8 +292,8 @@ func (p *Proxy) dialChecked(ctx context.Context, network, hostport string) (net.
 	// public and internal addresses is refused as a whole, like CheckURL
 	// does.
 	for _, a := range addrs {
-		if e := engine.CheckAddr(pol, host, netip.AddrPortFrom(a.Unmap(), uint16(port))); e != nil {
-			return nil, p.refuse(host, e)
+		if err := engine.CheckAddr(pol, host, netip.AddrPortFrom(a.Unmap(), uint16(port))); err != nil {
+			return nil, p.refuse(host, engine.AsError(err))
 		}
 	}
 	var firstErr error
