@@ -39,12 +39,12 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	}
 	pool := &urlPool{env: env,
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
-		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (any, *engine.Error, error) {
+		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)
 			if err != nil {
-				return nil, nil, err
+				return pageDone{}, err
 			}
-			return out, out.Error, nil
+			return pageDone{out: out, failure: out.Error}, nil
 		}}
 	if err := pool.runList(ctx, r.urls, in.Concurrency); err != nil {
 		return nil, err

@@ -43,15 +43,15 @@ type capturePages struct {
 func (c *capturePages) run(ctx context.Context, b *browser.Manager, env engine.Env, urls []string, load pageLoad) ([]json.RawMessage, *pageTally, error) {
 	pool := &urlPool{env: env, setup: c.setup,
 		open: func() (*browser.Session, error) { return openSession(ctx, b, env, c.template) }}
-	pool.work = func(ctx context.Context, tb *browser.Tab, i int, url string) (any, *engine.Error, error) {
+	pool.work = func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
 		out := &captureOut{URL: url}
 		if c.listMime {
 			out.MimeType = c.mime
 		}
-		nav, pageErr, fatal := loadPage(ctx, tb, url, load.WaitFor, load.PerPageTimeoutMs)
-		out.FinalURL, out.HTTPStatus, out.Error = nav.FinalURL, nav.Status, pageErr
-		if fatal != nil || pageErr != nil {
-			return out, pageErr, fatal
+		lp, fatal := loadPage(ctx, tb, url, load.WaitFor, load.PerPageTimeoutMs)
+		out.FinalURL, out.HTTPStatus, out.Error = lp.nav.FinalURL, lp.nav.Status, lp.failure
+		if fatal != nil || lp.failure != nil {
+			return pageDone{out: out, failure: lp.failure}, fatal
 		}
 		data, err := captureWithin(ctx, func(ctx context.Context) ([]byte, error) { return c.take(ctx, tb) },
 			c.what, url, "perPageTimeoutMs", load.PerPageTimeoutMs)
@@ -60,17 +60,17 @@ func (c *capturePages) run(ctx context.Context, b *browser.Manager, env engine.E
 			// the page's failure.
 			e := engine.AsError(err)
 			if e.Code == engine.ExecutionError && ctx.Err() == nil {
-				return out, nil, e
+				return pageDone{out: out}, e
 			}
 			out.Error = e
-			return out, e, nil
+			return pageDone{out: out, failure: e}, nil
 		}
 		id, err := env.PutArtifact(ctx, artifactName(i, c.ext), c.mime, data)
 		if err != nil {
-			return out, nil, err
+			return pageDone{out: out}, err
 		}
 		out.ArtifactID, out.Size = id, len(data)
-		return out, nil, nil
+		return pageDone{out: out}, nil
 	}
 	if err := pool.runList(ctx, urls, load.Concurrency); err != nil {
 		return nil, nil, err

@@ -36,13 +36,13 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	r := &crawlRun{in: in, filter: newCrawlFilter(in, start, urlPolicy(t.b, env.Profile()))}
 	r.pool = &urlPool{env: env, indexByDone: true, growing: true,
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") },
-		work: func(ctx context.Context, tb *browser.Tab, i int, url string) (any, *engine.Error, error) {
+		work: func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url, r.depth[i])
 			if err != nil {
-				return nil, nil, err
+				return pageDone{}, err
 			}
 			r.pages[i] = out
-			return out, out.Error, nil
+			return pageDone{out: out, failure: out.Error}, nil
 		}}
 	seen := map[string]bool{start: true}
 	r.schedule([]string{start}, 0)
@@ -102,12 +102,12 @@ func (r *crawlRun) page(i int) *crawlPageOut {
 // fetch loads and extracts one page (links always, for the frontier).
 func (r *crawlRun) fetch(ctx context.Context, tb *browser.Tab, u string, depth int) (*crawlPageOut, error) {
 	out := &crawlPageOut{pageOut: pageOut{URL: u, Fields: map[string]any{}}, Depth: depth}
-	nav, pageErr, fatal := loadPage(ctx, tb, u, r.in.WaitFor, r.in.PerPageTimeoutMs)
-	out.HTTPStatus, out.FinalURL, out.Error = nav.Status, nav.FinalURL, pageErr
+	lp, fatal := loadPage(ctx, tb, u, r.in.WaitFor, r.in.PerPageTimeoutMs)
+	out.HTTPStatus, out.FinalURL, out.Error = lp.nav.Status, lp.nav.FinalURL, lp.failure
 	if fatal != nil {
 		return nil, fatal
 	}
-	if nav.Status == 0 && pageErr != nil {
+	if lp.nav.Status == 0 && lp.failure != nil {
 		return out, nil // nothing arrived: nothing to extract
 	}
 	opts := extractOptions{Fields: r.in.Fields, Text: r.in.IncludeText, Links: true, Meta: r.in.IncludeMeta,

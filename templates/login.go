@@ -147,8 +147,12 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	defer tb.Release(true)
 	total := 4
 	env.SetProgress(engine.Progress{TotalSteps: total, Message: "opening the login page"})
-	if _, pageErr, fatal := loadPage(ctx, tb, in.URL, browser.WaitLoad, in.PerPageTimeoutMs); fatal != nil || pageErr != nil {
-		return nil, stopErr(ctx, firstErr(fatal, pageErr))
+	lp, err := loadPage(ctx, tb, in.URL, browser.WaitLoad, in.PerPageTimeoutMs)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	if lp.failure != nil {
+		return nil, stopErr(ctx, lp.failure)
 	}
 	f, err := t.findFields(ctx, tb, in)
 	if err != nil {
@@ -276,14 +280,6 @@ func (t *Login) verify(ctx context.Context, tb *browser.Tab, in *loginInputs) er
 	}
 	return engine.Errorf(engine.StepExecutionFailed, "%s", msg).
 		WithDetails(map[string]any{"step": "verify", "url": state.URL, "title": state.Title, "pageMessage": state.Message})
-}
-
-// firstErr returns the first non-nil error.
-func firstErr(fatal error, pageErr *engine.Error) error {
-	if fatal != nil {
-		return fatal
-	}
-	return pageErr
 }
 
 // stopErr returns ctx's cause when ctx ended (the engine maps it), else err.

@@ -114,12 +114,12 @@ func (r *stepsRun) navigate(ctx context.Context, u, waitFor string, timeoutMs in
 	if waitFor == "" {
 		waitFor = browser.WaitLoad
 	}
-	_, pageErr, fatal := loadPage(ctx, r.tb, u, waitFor, timeoutMs)
+	lp, fatal := loadPage(ctx, r.tb, u, waitFor, timeoutMs)
 	if fatal != nil {
 		return fatal
 	}
-	if pageErr != nil {
-		return pageErr
+	if lp.failure != nil {
+		return lp.failure
 	}
 	return nil
 }

@@ -12,9 +12,16 @@ import (
 )
 
 // urlWork does one URL (the i-th of the pool's list) in tab tb. It returns
-// the item's output, the page's own failure (nil = succeeded; recorded, the
-// run goes on) or a fatal error that stops the run (the browser is gone).
-type urlWork func(ctx context.Context, tb *browser.Tab, i int, url string) (out any, pageErr *engine.Error, fatal error)
+// the item's output and the page's own failure (pageDone), or an error that
+// stops the run (the browser is gone).
+type urlWork func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error)
+
+// pageDone is what urlWork made of one URL: the output to checkpoint and
+// the page's own failure (nil = succeeded; recorded, and the run goes on).
+type pageDone struct {
+	out     any
+	failure *engine.Error
+}
 
 // urlPool runs urlWork over a list of URLs with reused tabs, checkpointing
 // every URL (item key = the URL) so a resumed run skips the ones done. The
@@ -169,19 +176,19 @@ func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
 		u.mu.Lock()
 		url := u.urls[i]
 		u.mu.Unlock()
-		out, pageErr, fatal := u.work(ctx, tb, i, url)
+		done, fatal := u.work(ctx, tb, i, url)
 		if ctx.Err() != nil {
 			return nil // cut off: not checkpointed, redone on resume
 		}
 		if fatal != nil {
 			return fatal
 		}
-		if tb.Crashed() || (pageErr != nil && !tb.Healthy()) {
+		if tb.Crashed() || (done.failure != nil && !tb.Healthy()) {
 			// A tab stuck on a hostile page is replaced, not reused.
 			tb.Release(false)
 			tb = nil
 		}
-		if err := u.record(ctx, i, url, out, pageErr); err != nil {
+		if err := u.record(ctx, i, url, done); err != nil {
 			return err
 		}
 	}
@@ -189,14 +196,14 @@ func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
 }
 
 // record checkpoints one URL.
-func (u *urlPool) record(ctx context.Context, i int, url string, out any, pageErr *engine.Error) error {
-	raw, err := json.Marshal(out)
+func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) error {
+	raw, err := json.Marshal(done.out)
 	if err != nil {
 		return engine.Wrap(engine.ExecutionError, err, "encode output of %s: %v", url, err)
 	}
 	it := engine.Item{Index: i, Key: url, Status: engine.ItemSucceeded, Output: raw}
-	if pageErr != nil {
-		it.Status, it.Error = engine.ItemFailed, pageErr
+	if done.failure != nil {
+		it.Status, it.Error = engine.ItemFailed, done.failure
 	}
 	// Checkpoints are written one at a time, in the order their progress
 	// was counted: written concurrently, an earlier count could land last
@@ -207,9 +214,9 @@ func (u *urlPool) record(ctx context.Context, i int, url string, out any, pageEr
 	if u.indexByDone {
 		it.Index = u.done
 	}
-	u.outputs[i], u.errs[i] = raw, pageErr
+	u.outputs[i], u.errs[i] = raw, done.failure
 	u.done++
-	if pageErr != nil {
+	if done.failure != nil {
 		u.failed++
 	}
 	p := u.progressLocked()
@@ -242,23 +249,30 @@ func (u *urlPool) tally() *pageTally {
 	return t
 }
 
+// loadedPage is what loadPage got: the navigation and the page's own
+// failure (timeouts, policy refusals, HTTP >= 400; nil when it loaded).
+type loadedPage struct {
+	nav     browser.NavResult
+	failure *engine.Error
+}
+
 // loadPage navigates tab tb to url within timeoutMs and waits per waitFor.
-// It returns what the navigation got, the page's failure (timeouts, policy
-// refusals, HTTP >= 400) or a fatal error (browser gone).
-func loadPage(ctx context.Context, tb *browser.Tab, url, waitFor string, timeoutMs int) (browser.NavResult, *engine.Error, error) {
+// Its error is fatal (the browser is gone); a page that failed is a
+// loadedPage with a failure.
+func loadPage(ctx context.Context, tb *browser.Tab, url, waitFor string, timeoutMs int) (loadedPage, error) {
 	nctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
 	nav, err := tb.Navigate(nctx, url, waitFor)
 	cancel()
 	if err != nil {
 		e := engine.AsError(err)
 		if e.Code == engine.ExecutionError && ctx.Err() == nil {
-			return nav, nil, e
+			return loadedPage{nav: nav}, e
 		}
-		return nav, e, nil
+		return loadedPage{nav: nav, failure: e}, nil
 	}
 	if nav.Status >= 400 {
-		return nav, engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, nav.Status, nav.StatusText).
-			WithDetails(map[string]any{"url": url, "httpStatus": nav.Status}), nil
+		return loadedPage{nav: nav, failure: engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, nav.Status, nav.StatusText).
+			WithDetails(map[string]any{"url": url, "httpStatus": nav.Status})}, nil
 	}
-	return nav, nil, nil
+	return loadedPage{nav: nav}, nil
 }
