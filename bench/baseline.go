@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/browsertask/browsertask/browser"
 )
@@ -46,27 +46,12 @@ func (b *baseline) run(ctx context.Context, urls []string, tabs int) (time.Durat
 	}
 	close(jobs)
 	out := make([]json.RawMessage, len(urls))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
+	var g errgroup.Group
 	for w := 0; w < tabs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := baselineWorker(ctx, rb, urls, script, jobs, out); err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-		}()
+		g.Go(func() error { return baselineWorker(ctx, rb, urls, script, jobs, out) })
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return 0, firstErr
+	if err := g.Wait(); err != nil {
+		return 0, err
 	}
 	if _, err := json.Marshal(out); err != nil {
 		return 0, err

@@ -8,11 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -152,29 +152,12 @@ func variantRun(ctx context.Context, bm *browser.Manager, js string, urls []stri
 	}
 	close(jobs)
 	out := make([]json.RawMessage, len(urls))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var g errgroup.Group
 	for w := 0; w < tabs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := variantWorker(wctx, rb, urls, script, jobs, out, v); err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-		}()
+		g.Go(func() error { return variantWorker(ctx, rb, urls, script, jobs, out, v) })
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return 0, firstErr
+	if err := g.Wait(); err != nil {
+		return 0, err
 	}
 	return time.Since(start), checkPages(urls, out)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,23 +122,13 @@ func (c *client) waitRun(ctx context.Context, runID string, poll time.Duration) 
 	}
 }
 
-// chunk is get_artifact's answer.
-type chunk struct {
-	MimeType  string `json:"mimeType"`
-	TotalSize int64  `json:"totalSize"`
-	Offset    int64  `json:"offset"`
-	Length    int64  `json:"length"`
-	Data      string `json:"data"`
-	Complete  bool   `json:"complete"`
-}
-
 // readArtifact reads a whole artifact with get_artifact, chunk by chunk,
 // decoding base64 for binary types.
 func (c *client) readArtifact(ctx context.Context, id string, text bool) ([]byte, error) {
 	var out []byte
 	var off int64
 	for {
-		var ch chunk
+		var ch engine.ArtifactChunk
 		if err := c.call(ctx, "get_artifact", map[string]any{"artifactId": id, "offset": off}, &ch); err != nil {
 			return nil, err
 		}
