@@ -62,15 +62,10 @@ func (b *baseline) run(ctx context.Context, urls []string, tabs int) (time.Durat
 
 // baselineWorker opens one tab and extracts jobs in it.
 func baselineWorker(ctx context.Context, rb *rod.Browser, urls []string, script string, jobs <-chan int, out []json.RawMessage) error {
-	t, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: rb.BrowserContextID}.Call(rb.Context(ctx))
+	p, err := openTab(ctx, rb)
 	if err != nil {
 		return err
 	}
-	p, err := rb.PageFromTarget(t.TargetID)
-	if err != nil {
-		return err
-	}
-	p = p.Context(ctx)
 	for i := range jobs {
 		if err := extractOne(p, urls[i], script, &out[i]); err != nil {
 			return err
@@ -96,4 +91,17 @@ func checkPages(urls []string, pages []json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// openTab opens a blank tab in rb's browser context, bound to ctx.
+func openTab(ctx context.Context, rb *rod.Browser) (*rod.Page, error) {
+	t, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: rb.BrowserContextID}.Call(rb.Context(ctx))
+	if err != nil {
+		return nil, err
+	}
+	p, err := rb.PageFromTarget(t.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	return p.Context(ctx), nil
 }

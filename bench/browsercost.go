@@ -165,15 +165,10 @@ func variantRun(ctx context.Context, bm *browser.Manager, js string, urls []stri
 // variantWorker opens a tab, turns the variant's features on and extracts
 // jobs in it.
 func variantWorker(ctx context.Context, rb *rod.Browser, urls []string, script string, jobs <-chan int, out []json.RawMessage, v cdpVariant) error {
-	t, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: rb.BrowserContextID}.Call(rb.Context(ctx))
+	p, err := openTab(ctx, rb)
 	if err != nil {
 		return err
 	}
-	p, err := rb.PageFromTarget(t.TargetID)
-	if err != nil {
-		return err
-	}
-	p = p.Context(ctx)
 	if v.network {
 		if err := (proto.NetworkEnable{}).Call(p); err != nil {
 			return err
