@@ -96,7 +96,9 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 	}
 	origins := splitList(a.cfg.allowedOrigins)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", a.mcp.HTTPHandler(mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionTimeout: a.cfg.mcpSessionTimeout()}))
+	opts := mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionTimeout: a.cfg.mcpSessionTimeout()}
+	mux.Handle("/mcp", a.mcp.HTTPHandler(opts))
+	mux.Handle("/sse", a.mcp.SSEHandler(opts)) // deprecated HTTP+SSE (2024-11-05)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")

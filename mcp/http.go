@@ -74,17 +74,36 @@ func (s *Server) httpHandler(opts HTTPOptions) (http.Handler, *idleSessions) {
 		reaper = newIdleSessions(timeout, s.liveHTTPSession, s.closeHTTPSession, s.log)
 		h = reaper.wrap(h)
 	}
-	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.guarded(opts, liftTaskHTTP(h)), reaper
+}
+
+// SSEHandler serves the deprecated HTTP+SSE transport of MCP 2024-11-05
+// (GET opens the event stream, whose first event names the URL to POST
+// messages to) for clients that speak nothing newer. It is the same server
+// behind the same guards as HTTPHandler: Host, Origin, bearer token, body
+// cap. A session lives as long as its GET stream.
+func (s *Server) SSEHandler(opts HTTPOptions) http.Handler {
+	h := sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.SSEOptions{
+		MaxRequestBodyBytes:        MaxRequestBodyBytes,
+		DisableLocalhostProtection: true, // httpguard.HostAllowed runs first
+	})
+	return s.guarded(opts, h)
+}
+
+// guarded puts the checks every MCP HTTP endpoint shares in front of h:
+// the Host and Origin guard, then the bearer token when one is set, then
+// the request body cap.
+func (s *Server) guarded(opts HTTPOptions, h http.Handler) http.Handler {
+	var next http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes)
 		}
-		liftTaskHTTP(h).ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
-	var guarded http.Handler = next
 	if opts.Token != "" {
-		guarded = bearerAuth(opts.Token, next)
+		next = bearerAuth(opts.Token, next)
 	}
-	return newOriginGuard(opts.AllowedOrigins, s.log).wrap(guarded), reaper
+	return newOriginGuard(opts.AllowedOrigins, s.log).wrap(next)
 }
 
 // liveHTTPSession reports whether the SDK holds an initialized session id
