@@ -56,7 +56,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 	})
 	tpls := templates.All(bm)
 	if cfg.devTemplates {
-		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true})
+		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{})
 	}
 	eng, err := engine.New(engine.Options{
 		Store: store, Templates: tpls, Browser: bm,
@@ -68,7 +68,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		store.Close()
 		return nil, err
 	}
-	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: Version, Logger: log.With("component", "mcp")})
+	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: Version, Logger: log.With("component", "mcp"), Fixtures: cfg.devTemplates})
 	return &app{cfg: cfg, log: log, db: store, browser: bm, engine: eng, mcp: srv}, nil
 }
 

@@ -27,6 +27,10 @@ type Config struct {
 	// with EXECUTION_ERROR "interrupted N times" instead of being
 	// recovered again (default 3).
 	MaxAttempts int
+	// InputTimeoutMs is how long a run waits for an answer to a question
+	// it asked (default 10 min) before failing with RUN_TIMEOUT, details
+	// reason "no answer".
+	InputTimeoutMs int64
 
 	// HeartbeatInterval is how often leases are extended and remote cancels
 	// noticed.
@@ -63,6 +67,7 @@ func DefaultConfig() Config {
 		SessionIdleTTLMs:     1800000,
 		TrustLevel:           "local",
 		MaxAttempts:          3,
+		InputTimeoutMs:       DefaultInputTimeoutMs,
 		HeartbeatInterval:    time.Second,
 		LeaseDuration:        15 * time.Second,
 		PollInterval:         500 * time.Millisecond,
@@ -92,6 +97,7 @@ func (c Config) withDefaults() Config {
 	orDefault(&c.TaskPollIntervalMs, d.TaskPollIntervalMs)
 	orDefault(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
 	orDefault(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
+	orDefault(&c.InputTimeoutMs, d.InputTimeoutMs)
 	orDefault(&c.TrustLevel, d.TrustLevel)
 	orDefault(&c.HeartbeatInterval, d.HeartbeatInterval)
 	orDefault(&c.LeaseDuration, d.LeaseDuration)
@@ -136,6 +142,8 @@ type Profile struct {
 	SessionIdleTTLMs      int64        `json:"sessionIdleTtlMs"`
 	// MaxAttempts is how many crashed executions a run survives (v1.1).
 	MaxAttempts int `json:"maxAttempts"`
+	// InputTimeoutMs is how long a run waits for an answer (v1.1).
+	InputTimeoutMs int64 `json:"inputTimeoutMs"`
 }
 
 // BrowserInfo describes the browser in the profile.

@@ -149,6 +149,7 @@ func (e *Engine) Profile() Profile {
 		AllowFileURLs:         c.AllowFileURLs,
 		SessionIdleTTLMs:      c.SessionIdleTTLMs,
 		MaxAttempts:           c.MaxAttempts,
+		InputTimeoutMs:        c.InputTimeoutMs,
 	}
 	if p.ProtocolVersions == nil {
 		p.ProtocolVersions = []string{}

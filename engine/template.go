@@ -67,6 +67,9 @@ type Env interface {
 	PutArtifact(ctx context.Context, name, mimeType string, data []byte) (string, error)
 	// Logger logs to stderr with the run id attached.
 	Logger() *slog.Logger
+	// Ask stores a question for a person or the calling client and waits
+	// for the answer (engine/input.go).
+	Ask(ctx context.Context, q InputRequest) (json.RawMessage, error)
 }
 
 // SessionCloser closes a browser session when a run that owns it ends.

@@ -40,9 +40,10 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 }
 
-// HTTPHandler returns the Streamable HTTP endpoint (mount it at /mcp):
-// stateful sessions (Mcp-Session-Id), POST, GET (SSE) and DELETE, served by
-// the SDK. In front of it, in order: the Host check against DNS rebinding
+// HTTPHandler returns the Streamable HTTP endpoint (mount it at /mcp).
+// Requests of MCP 2026-07-28 and later go to the SDK's stateless handler
+// (versionRouter); older ones to its stateful handler: sessions
+// (Mcp-Session-Id), POST, GET (SSE) and DELETE. In front of both, in order: the Host check against DNS rebinding
 // (403, httpguard.HostAllowed, shared with the dashboard), the Origin
 // allow-list (403), the optional bearer token (401), a 4 MiB body cap, the
 // Tasks shim lifting params.task (task_shim.go) and the idle-session
@@ -74,7 +75,13 @@ func (s *Server) httpHandler(opts HTTPOptions) (http.Handler, *idleSessions) {
 		reaper = newIdleSessions(timeout, s.liveHTTPSession, s.closeHTTPSession, s.log)
 		h = reaper.wrap(h)
 	}
-	return s.guarded(opts, liftTaskHTTP(h)), reaper
+	modern := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+		Stateless:                  true,
+		Logger:                     s.log,
+		MaxRequestBodyBytes:        MaxRequestBodyBytes,
+		DisableLocalhostProtection: true,
+	})
+	return s.guarded(opts, versionRouter{legacy: liftTaskHTTP(h), modern: modern}), reaper
 }
 
 // SSEHandler serves the deprecated HTTP+SSE transport of MCP 2024-11-05

@@ -57,6 +57,7 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 		if cur.Status.Terminal() {
 			return syncAnswer(cur, dedupOf(sub))
 		}
+		offerTask(ctx, cur, sub.Deduplicated) // a task instead, for a client of the Tasks extension
 		return asyncAnswer(cur, dedupOf(sub))
 	default:
 		return s.errorResultLogged("run_task_template", err)

@@ -28,6 +28,9 @@ type Engine interface {
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 
+	PendingInputs(ctx context.Context, runID string) ([]engine.InputRequest, error)
+	AnswerInput(ctx context.Context, runID, requestID string, response json.RawMessage) (bool, error)
+
 	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
 	WaitEvents(ctx context.Context, runID string, afterSeq int64, wait time.Duration) ([]engine.Event, int64, bool, error)
 
@@ -46,6 +49,9 @@ type ServerOptions struct {
 	Version string
 	// Logger receives the server's logs (stderr); nil discards them.
 	Logger *slog.Logger
+	// Fixtures adds the conformance suite's fixture tools, prompt and
+	// resource (fixtures_tools.go); --dev-templates sets it.
+	Fixtures bool
 }
 
 // Server is the browsertask MCP server: one SDK server carrying the seven
@@ -56,6 +62,9 @@ type Server struct {
 	log   *slog.Logger
 	sdk   *sdk.Server
 	tasks *taskLayer
+	// fixtures are the conformance fixtures; nil unless
+	// ServerOptions.Fixtures.
+	fixtures *fixtureSet
 	// resourceMax is the largest artifact served whole as a resource
 	// (MaxResourceArtifactBytes; tests lower it).
 	resourceMax int64
@@ -71,10 +80,11 @@ const instructions = "browsertask runs browser automation as durable runs. " +
 	"get_task_run to poll, cancel_task_run to stop, get_artifact to read large outputs in chunks, " +
 	"and get_runtime_profile for the limits."
 
-// supportedProtocolVersions are the MCP versions served. 2026-07-28 is left
-// out on purpose: there Tasks became an incompatible extension that this
-// server does not implement yet.
-var supportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// supportedProtocolVersions are the MCP versions served, newest first.
+// 2026-07-28 is stateless (per-request _meta, server/discover) and gets
+// the Tasks extension; the older ones keep sessions, initialize and the
+// 2025-11-25 Tasks (README, "Protocol versions").
+var supportedProtocolVersions = []string{modernVersion, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // ProtocolVersions returns the MCP protocol versions the server negotiates,
 // newest first, for the runtime profile.
@@ -95,12 +105,21 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 		version = "dev"
 	}
 	s := &Server{eng: eng, log: log, resourceMax: MaxResourceArtifactBytes}
+	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{},
+		// The Tasks extension; 2025-11-25 clients get capabilities.tasks
+		// in initialize instead (tasksMiddleware).
+		Extensions: map[string]any{tasksExtension: map[string]any{}}}
+	if opts.Fixtures {
+		// The fixtures change their lists (test_trigger_*_change).
+		caps.Tools.ListChanged = true
+		caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
+	}
 	s.sdk = sdk.NewServer(
 		&sdk.Implementation{Name: serverName, Title: "browsertask", Version: version},
 		&sdk.ServerOptions{
 			Instructions:              instructions,
 			Logger:                    log,
-			Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
+			Capabilities:              caps,
 			SupportedProtocolVersions: servedVersions(),
 		},
 	)
@@ -109,6 +128,9 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 		s.addTool(t)
 	}
 	s.addResources()
+	if opts.Fixtures {
+		s.installFixtures()
+	}
 	if err := s.installTasks(tools); err != nil {
 		// Only a broken built-in schema gets here (caught by the tests);
 		// the server still serves the tools without Tasks.

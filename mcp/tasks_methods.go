@@ -16,8 +16,11 @@ const taskPageSize = 50
 // taskCancelReason is the run's cancel reason for tasks/cancel.
 const taskCancelReason = "cancelled through tasks/cancel"
 
-// addTaskMethods registers tasks/get, tasks/result, tasks/list and
-// tasks/cancel with the SDK (they then pass its checks and middleware).
+// addTaskMethods registers tasks/get, tasks/result, tasks/list,
+// tasks/cancel and tasks/update with the SDK (they then pass its checks
+// and middleware). tasks/get and tasks/cancel answer in the dialect of the
+// request's protocol version; tasks/result and tasks/list exist only
+// before 2026-07-28, tasks/update only from it on.
 func (s *Server) addTaskMethods() error {
 	if err := sdk.AddReceivingCustomMethod(s.sdk, "tasks/get", s.tasksGet); err != nil {
 		return err
@@ -28,7 +31,19 @@ func (s *Server) addTaskMethods() error {
 	if err := sdk.AddReceivingCustomMethod(s.sdk, "tasks/list", s.tasksList); err != nil {
 		return err
 	}
+	if err := sdk.AddReceivingCustomMethod(s.sdk, "tasks/update", s.tasksUpdate); err != nil {
+		return err
+	}
 	return sdk.AddReceivingCustomMethod(s.sdk, "tasks/cancel", s.tasksCancel)
+}
+
+// legacyOnly refuses a 2025-11-25 Tasks method asked in the extension's
+// dialect (-32601).
+func legacyOnly(method string, meta sdk.Meta) error {
+	if modernMeta(meta) {
+		return errMethodNotFound(method, "the Tasks extension of MCP 2026-07-28 has tasks/get, tasks/update and tasks/cancel only")
+	}
+	return nil
 }
 
 // requireTaskID checks params.taskId. Errors: -32602.
@@ -55,7 +70,10 @@ func (s *Server) taskRun(ctx context.Context, p *taskIDParams) (*engine.Run, err
 }
 
 // tasksGet answers tasks/get with the Task. Errors: as taskRun.
-func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
+func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (sdk.Result, error) {
+	if p != nil && modernMeta(p.Meta) {
+		return s.extTasksGet(ctx, p)
+	}
 	run, err := s.taskRun(ctx, p)
 	if err != nil {
 		return nil, err
@@ -70,6 +88,11 @@ func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDPa
 // and no poll loop of its own runs. Errors: -32602 for unknown tasks; the
 // request's own cancellation ends the wait, not the run.
 func (s *Server) tasksResult(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*sdk.CallToolResult, error) {
+	if p != nil {
+		if err := legacyOnly("tasks/result", p.Meta); err != nil {
+			return nil, err
+		}
+	}
 	id, err := requireTaskID(p)
 	if err != nil {
 		return nil, err
@@ -91,6 +114,11 @@ func (s *Server) tasksResult(ctx context.Context, _ *sdk.ServerSession, p *taskI
 // an opaque keyset position, so pages neither repeat nor skip tasks while
 // new ones are created. Errors: -32602 for a cursor that does not decode.
 func (s *Server) tasksList(ctx context.Context, _ *sdk.ServerSession, p *listTasksParams) (*listTasksResult, error) {
+	if p != nil {
+		if err := legacyOnly("tasks/list", p.Meta); err != nil {
+			return nil, err
+		}
+	}
 	q := engine.ListQuery{Limit: taskPageSize + 1}
 	if p != nil && p.Cursor != nil {
 		at, runID, ok := decodeTaskCursor(*p.Cursor)
@@ -121,7 +149,10 @@ func (s *Server) tasksList(ctx context.Context, _ *sdk.ServerSession, p *listTas
 // answers the Task, now cancelled. Errors: -32602 for unknown tasks and for
 // tasks already terminal ("Cannot cancel task: already in terminal status
 // 'completed'").
-func (s *Server) tasksCancel(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*taskResult, error) {
+func (s *Server) tasksCancel(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (sdk.Result, error) {
+	if p != nil && modernMeta(p.Meta) {
+		return s.extTasksCancel(ctx, p)
+	}
 	run, err := s.taskRun(ctx, p)
 	if err != nil {
 		return nil, err

@@ -77,16 +77,28 @@ func (s *Server) tasksMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return reshapeResult(res, addTasksCapability)
 		case "tools/list":
 			res, err := next(ctx, method, req)
-			if err != nil {
-				return res, err
+			if err != nil || modernRequest(req) {
+				return res, err // 2026-07-28 has no Tool.execution
 			}
 			return reshapeResult(res, markTaskTools)
+		case "prompts/list", "prompts/get":
+			if s.fixtures != nil {
+				break
+			}
+			// The server has no prompts and does not declare the
+			// capability; the SDK would answer an empty list anyway.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (this server has no prompts)", method)}
 		case methodToolsCall:
 			call, ok := req.(*sdk.CallToolRequest)
 			if !ok || call.Params == nil {
 				break
 			}
 			task, ok := takeTaskParams(call.Params)
+			if modernMeta(call.Params.Meta) {
+				// 2026-07-28 ignores the legacy params.task: the server
+				// decides per call whether to answer with a task.
+				return s.callModern(ctx, next, call)
+			}
 			if !ok {
 				break
 			}

@@ -119,6 +119,7 @@ func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	switch sub.Mode {
 	case engine.ModeAsync:
+		offerTask(ctx, sub.Run, sub.Deduplicated)
 		return asyncAnswer(sub.Run, dedupOf(sub))
 	case engine.ModeSync:
 		return s.waitAnswer(ctx, req, sub, 0)

@@ -1,0 +1,82 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// AddInputRequest stores a question of a run. A question already stored
+// under the same (run_id, request_id) is kept as it is, answer included,
+// so a run resumed after a crash that asks again gets the earlier answer.
+func (d *DB) AddInputRequest(ctx context.Context, q engine.InputRequest) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO run_inputs
+			(run_id, request_id, kind, message, request, requested_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, request_id) DO NOTHING`,
+			q.RunID, q.RequestID, q.Kind, q.Message, string(q.Request), q.RequestedAt, q.ExpiresAt)
+		if err != nil {
+			return fmt.Errorf("db: add input request: %w", err)
+		}
+		return nil
+	})
+}
+
+// InputRequests returns a run's questions in the order they were asked.
+func (d *DB) InputRequests(ctx context.Context, runID string) ([]engine.InputRequest, error) {
+	rows, err := d.reader().QueryContext(ctx, `SELECT request_id, kind, message, request, requested_at,
+		expires_at, response, answered_at FROM run_inputs WHERE run_id = ? ORDER BY requested_at, request_id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("db: list input requests: %w", err)
+	}
+	defer rows.Close()
+	out := []engine.InputRequest{}
+	for rows.Next() {
+		q := engine.InputRequest{RunID: runID}
+		var request string
+		var response sql.NullString
+		var answeredAt sql.NullInt64
+		if err := rows.Scan(&q.RequestID, &q.Kind, &q.Message, &request, &q.RequestedAt, &q.ExpiresAt, &response, &answeredAt); err != nil {
+			return nil, fmt.Errorf("db: scan input request: %w", err)
+		}
+		q.Request = []byte(request)
+		if response.Valid {
+			q.Response = []byte(response.String)
+			q.AnsweredAt = answeredAt.Int64
+		}
+		out = append(out, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: list input requests: %w", err)
+	}
+	return out, nil
+}
+
+// AnswerInput stores the response of an outstanding question that has not
+// expired at p.Now. It reports false when the question was answered or
+// expired; ErrNotFound when it was never asked.
+func (d *DB) AnswerInput(ctx context.Context, p engine.AnswerInputParams) (bool, error) {
+	var answered bool
+	err := d.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE run_inputs SET response = ?, answered_at = ?
+			WHERE run_id = ? AND request_id = ? AND response IS NULL AND expires_at > ?`,
+			string(p.Response), p.Now, p.RunID, p.RequestID, p.Now)
+		if err != nil {
+			return fmt.Errorf("db: answer input: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			answered = true
+			return nil
+		}
+		var one int
+		err = tx.QueryRowContext(ctx, `SELECT 1 FROM run_inputs WHERE run_id = ? AND request_id = ?`, p.RunID, p.RequestID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return engine.ErrNotFound
+		}
+		return err
+	})
+	return answered, err
+}

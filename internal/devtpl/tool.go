@@ -1,0 +1,122 @@
+package devtpl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// ToolJobID is the template id of ToolJob.
+const ToolJobID = "dev_tool_job"
+
+// ToolJob is the "dev_tool_job" template: the durable body of the MCP
+// fixture tools that answer with a task (the conformance suite's
+// slow_compute, confirm_delete, ...; mcp/fixtures.go). It sleeps sleepMs,
+// then asks every question of ask at once and waits for all the answers,
+// then ends: failed with rpcError in its details when one is given,
+// otherwise succeeded with {tool, arguments, answers}, which the fixture
+// tool renders into its CallToolResult. It never touches the browser.
+type ToolJob struct{}
+
+var _ engine.Template = ToolJob{}
+
+// toolJobInputs are dev_tool_job's inputs.
+type toolJobInputs struct {
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	SleepMs   int             `json:"sleepMs"`
+	Ask       []toolJobAsk    `json:"ask"`
+	RPCError  json.RawMessage `json:"rpcError,omitempty"`
+}
+
+// toolJobAsk is one question: the request id and its MCP input request.
+type toolJobAsk struct {
+	RequestID string          `json:"requestId"`
+	Message   string          `json:"message"`
+	Request   json.RawMessage `json:"request"`
+}
+
+// Info describes dev_tool_job.
+func (ToolJob) Info() engine.TemplateInfo {
+	return engine.TemplateInfo{
+		TemplateID: ToolJobID, Version: 1, Versions: []int{1},
+		Title:       "Tool job (development)",
+		Description: "Development template behind the MCP fixture tools that run as tasks: sleeps sleepMs, asks the MCP input requests of ask (all at once) and waits for their answers, then fails with rpcError or succeeds with {tool, arguments, answers}. Never touches the browser.",
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["tool"],"properties":{
+			"tool":{"type":"string","minLength":1},
+			"arguments":{},
+			"sleepMs":{"type":"integer","minimum":0,"maximum":600000},
+			"ask":{"type":"array","items":{"type":"object","required":["requestId","request"],"properties":{
+				"requestId":{"type":"string","minLength":1},"message":{"type":"string"},"request":{"type":"object"}}}},
+			"rpcError":{"type":"object","required":["code","message"]}}}`),
+		ResultSchema: json.RawMessage(`{"type":"object"}`),
+		TrustLevel:   "any",
+		Resumable:    true,
+		Examples:     []json.RawMessage{json.RawMessage(`{"tool":"slow_compute","sleepMs":1000}`)},
+	}
+}
+
+// Check has nothing beyond the schema to check.
+func (ToolJob) Check(json.RawMessage, engine.Profile) error { return nil }
+
+// Run sleeps, asks, and ends as its inputs say.
+func (ToolJob) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	var in toolJobInputs
+	if err := json.Unmarshal(env.Inputs(), &in); err != nil {
+		return nil, engine.Errorf(engine.InvalidParameter, "inputs: %v", err)
+	}
+	if in.SleepMs > 0 {
+		env.SetProgress(engine.Progress{TotalSteps: 1, Message: fmt.Sprintf("%s: working for %d ms", in.Tool, in.SleepMs)})
+		t := time.NewTimer(time.Duration(in.SleepMs) * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	answers, err := askAll(ctx, env, in.Ask)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.RPCError) > 0 {
+		var e struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(in.RPCError, &e)
+		return nil, engine.Errorf(engine.ExecutionError, "%s", e.Message).WithDetails(map[string]any{"jsonrpcError": in.RPCError})
+	}
+	return &engine.Outcome{Result: map[string]any{"tool": in.Tool, "arguments": in.Arguments, "answers": answers}}, nil
+}
+
+// askAll asks every question at once and waits for all the answers.
+func askAll(ctx context.Context, env engine.Env, asks []toolJobAsk) (map[string]json.RawMessage, error) {
+	answers := map[string]json.RawMessage{}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	for _, a := range asks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := env.Ask(ctx, engine.InputRequest{RequestID: a.RequestID, Kind: "mcp", Message: a.Message, Request: a.Request})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			answers[a.RequestID] = resp
+		}()
+	}
+	wg.Wait()
+	return answers, firstErr
+}
