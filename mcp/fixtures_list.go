@@ -51,9 +51,15 @@ func (s *Server) fixtureTools() []fixtureTool {
 				return text("Hello, %s!", elicitedString(c.answers["user_name"], "name")), nil
 			}},
 		{name: "test_trigger_tool_change", description: "Conformance fixture: adds or removes a probe tool (tools list_changed).",
-			call: func(context.Context, fixtureCall) (*sdk.CallToolResult, error) { s.toggleProbe(false); return text("tools changed"), nil }},
+			call: func(context.Context, fixtureCall) (*sdk.CallToolResult, error) {
+				s.toggleProbe(false)
+				return text("tools changed"), nil
+			}},
 		{name: "test_trigger_prompt_change", description: "Conformance fixture: adds or removes a probe prompt (prompts list_changed).",
-			call: func(context.Context, fixtureCall) (*sdk.CallToolResult, error) { s.toggleProbe(true); return text("prompts changed"), nil }},
+			call: func(context.Context, fixtureCall) (*sdk.CallToolResult, error) {
+				s.toggleProbe(true)
+				return text("prompts changed"), nil
+			}},
 
 		// Multi round-trip requests (SEP-2322), ephemeral.
 		s.mrtrTool("test_input_required_result_elicitation", "Conformance fixture: asks for a name (input_required), then greets.", userName,
@@ -64,12 +70,16 @@ func (s *Server) fixtureTools() []fixtureTool {
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"capital_question": sampling("What is the capital of France?", 100)}
 			},
-			func(c fixtureCall) *sdk.CallToolResult { return text("The model said: %s", sampledText(c.answers["capital_question"])) }),
+			func(c fixtureCall) *sdk.CallToolResult {
+				return text("The model said: %s", sampledText(c.answers["capital_question"]))
+			}),
 		s.mrtrTool("test_input_required_result_list_roots", "Conformance fixture: asks for the client's roots (input_required).",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"client_roots": &sdk.ListRootsParams{}}
 			},
-			func(c fixtureCall) *sdk.CallToolResult { return text("Roots: %s", joinRoots(rootURIs(c.answers["client_roots"]))) }),
+			func(c fixtureCall) *sdk.CallToolResult {
+				return text("Roots: %s", joinRoots(rootURIs(c.answers["client_roots"])))
+			}),
 		s.mrtrTool("test_input_required_result_request_state", "Conformance fixture: asks for a confirmation, with a signed requestState.",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"confirm": elicit("Please confirm", map[string]any{"ok": map[string]any{"type": "boolean"}}, "ok")}
@@ -173,7 +183,7 @@ func (s *Server) fixtureTools() []fixtureTool {
 			}},
 		{name: "test_tool_with_task", task: taskRequired,
 			description: "Conformance fixture: asks for user_name (input_required), then goes on as a task whose result greets that name.",
-			before: userName,
+			before:      userName,
 			job: func(c fixtureCall) toolJob {
 				c.args["user_name"] = elicitedString(c.answers["user_name"], "name")
 				return toolJob{SleepMs: 200}
