@@ -148,7 +148,7 @@ func TestHTTPClientSessionEndToEnd(t *testing.T) {
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{
 		Endpoint:   ts.URL + "/mcp",
 		HTTPClient: &http.Client{Transport: roundTripper{"tok"}},
-	}, nil)
+	}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // a stateful session
 	if err != nil {
 		t.Fatal(err)
 	}

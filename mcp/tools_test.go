@@ -54,8 +54,9 @@ func TestToolsListHasSevenDescribedTools(t *testing.T) {
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
-	if v := tc.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
-		t.Fatalf("negotiated protocol %q, want 2025-11-25 (2026-07-28 must not be offered)", v)
+	// The SDK client's default: server/discover, then stateless requests.
+	if v := tc.cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated protocol %q, want 2026-07-28 (the go-sdk client's modern mode)", v)
 	}
 }
 
@@ -190,7 +191,7 @@ func TestReadToolsAnswerTheEngine(t *testing.T) {
 			t.Errorf("profile lacks %s", k)
 		}
 	}
-	if pv := sc["protocolVersions"].([]any); pv[0] != "2025-11-25" {
+	if pv := sc["protocolVersions"].([]any); len(pv) != 5 || pv[0] != "2026-07-28" || pv[1] != "2025-11-25" {
 		t.Errorf("protocolVersions = %v", pv)
 	}
 

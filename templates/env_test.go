@@ -121,3 +121,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// Ask refuses: no template under test here asks for input.
+func (e *fakeEnv) Ask(context.Context, engine.InputRequest) (json.RawMessage, error) {
+	return nil, engine.Errorf(engine.ExecutionError, "fakeEnv: no one to ask")
+}
