@@ -110,3 +110,102 @@ export async function connectStdio({ db, flags = [] }) {
   client.daemonLog = () => log;
   return client;
 }
+
+// connectV2 connects the TypeScript SDK v2 client (@modelcontextprotocol/client)
+// to a running daemon (url) or to `browsertask mcp` over stdio (db, flags),
+// with versionNegotiation mode: {pin: '2026-07-28'}, 'auto' or 'legacy'; and
+// wraps it in an @modelcontextprotocol/ext-tasks session (endpointId names
+// the server for serialized task references). The SDK's 2026-07-28 result
+// decoder rejects resultType "task", so ext-tasks needs a raw request path
+// beside the client (its rawDispatch option): raw() sends one JSON-RPC request
+// on the client's transport (the HTTP transport derives MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name from the body) and answers {kind: 'result', result}
+// or {kind: 'error', error}. sent lists every message the client wrote;
+// exchanges every raw request with its response.
+export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28' }, endpointId = 'browsertask-e2e' }) {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const { createTaskSessionFromClient } = await import('@modelcontextprotocol/ext-tasks/client');
+  const clientInfo = { name: 'browsertask-e2e-v2', version: '1.0.0' };
+  const client = new Client(clientInfo, { capabilities: {}, versionNegotiation: { mode } });
+  let log = '';
+  let transport;
+  if (url) {
+    transport = new StreamableHTTPClientTransport(new URL(url));
+  } else {
+    transport = new StdioClientTransport({
+      command: binary(),
+      args: ['mcp', '--db', db, '--http=off', ...baseFlags, ...flags],
+      stderr: 'pipe',
+      env: { ...process.env },
+    });
+    transport.stderr?.on('data', chunk => { log += chunk; });
+  }
+  const sent = [];
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => { sent.push(structuredClone(message)); return send(message, options); };
+  await client.connect(transport);
+
+  const pending = new Map();
+  const exchanges = [];
+  let next = 0;
+  const onmessage = transport.onmessage;
+  transport.onmessage = (msg, extra) => {
+    if (msg && typeof msg.id === 'string' && pending.has(msg.id) && !('method' in msg)) {
+      const settle = pending.get(msg.id);
+      pending.delete(msg.id);
+      settle(msg.error ? { kind: 'error', error: msg.error } : { kind: 'result', result: msg.result });
+      return;
+    }
+    onmessage?.(msg, extra);
+  };
+  const raw = async (request, options = {}) => {
+    const id = `e2e-raw-${++next}`;
+    const message = { ...request, jsonrpc: '2.0', id };
+    const answer = new Promise((resolve, reject) => {
+      pending.set(id, resolve);
+      options.signal?.addEventListener('abort', () => { pending.delete(id); reject(options.signal.reason); }, { once: true });
+    });
+    const headers = options.context?.headers ?? options.headers;
+    let httpStatus;
+    try {
+      await transport.send(message, headers ? { headers } : undefined);
+    } catch (err) {
+      // The SDK's HTTP transport hands over a JSON-RPC error body only with
+      // HTTP 400; 2026-07-28 answers e.g. -32601 with HTTP 404.
+      let body;
+      try { body = JSON.parse(err?.data?.text); } catch { /* not JSON-RPC */ }
+      if (body?.id !== id || !body.error) { pending.delete(id); throw err; }
+      pending.delete(id);
+      httpStatus = err.data.status;
+      const response = { kind: 'error', error: body.error };
+      exchanges.push({ request: message, headers: headers ?? {}, response, httpStatus });
+      return response;
+    }
+    const response = await answer;
+    exchanges.push({ request: message, headers: headers ?? {}, response, httpStatus });
+    return response;
+  };
+  const modern = client.getProtocolEra() === 'modern';
+  const session = createTaskSessionFromClient(client, {
+    endpointId,
+    ...(modern ? {
+      rawDispatch: raw,
+      v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion(), clientInfo, clientCapabilities: {} },
+    } : {}),
+  });
+  return {
+    client,
+    transport,
+    session,
+    raw,
+    sent,
+    exchanges,
+    modern,
+    daemonLog: () => log,
+    async close() {
+      await session.close().catch(() => {});
+      await client.close().catch(() => {});
+    },
+  };
+}

@@ -1,10 +1,13 @@
 // A local page server for the browser template (never the internet):
-// /page/N is a small product page, answered after ?delay=ms.
+// /page/N is a small product page, answered after ?delay=ms. fetchCount(path)
+// tells how many requests a path (without query) has had.
 import http from 'node:http';
 
 export async function startFixture() {
+  const fetches = new Map();
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://fixture');
+    fetches.set(u.pathname, (fetches.get(u.pathname) ?? 0) + 1);
     const m = /^\/page\/(\d+)$/.exec(u.pathname);
     if (!m) {
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -24,6 +27,8 @@ export async function startFixture() {
   const { port } = server.address();
   return {
     url: (p) => `http://127.0.0.1:${port}${p}`,
+    fetchCount: (p) => fetches.get(p) ?? 0,
+    fetchCounts: () => new Map(fetches),
     close: () => new Promise(resolve => { server.closeAllConnections(); server.close(resolve); }),
   };
 }
