@@ -69,7 +69,9 @@ type detailedTaskResult struct {
 	ResultType string `json:"resultType,omitempty"`
 	extTask
 	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
-	Result        *sdk.CallToolResult        `json:"result,omitempty"`
+	// Result is the tool's CallToolResult with resultType "complete", as
+	// 2026-07-28 requires of every result.
+	Result json.RawMessage `json:"result,omitempty"`
 	Error         *jsonrpc.Error             `json:"error,omitempty"`
 }
 
@@ -168,7 +170,7 @@ func (s *Server) detailedTask(ctx context.Context, run *engine.Run) *detailedTas
 			break
 		}
 		res.Status = taskCompleted
-		res.Result = s.toolResultOf(run)
+		res.Result = completeToolResult(s.toolResultOf(run))
 	default:
 		if reqs := s.pendingInputs(ctx, run); len(reqs) > 0 {
 			res.Status = taskInputRequired
@@ -176,6 +178,25 @@ func (s *Server) detailedTask(ctx context.Context, run *engine.Run) *detailedTas
 		}
 	}
 	return res
+}
+
+// completeToolResult encodes a CallToolResult with resultType "complete"
+// (the SDK sets the field only on results it sends itself).
+func completeToolResult(r *sdk.CallToolResult) json.RawMessage {
+	if r.Content == nil {
+		r.Content = []sdk.Content{}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(text("the task's result does not encode: %v", err))
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil {
+		return b
+	}
+	obj["resultType"] = json.RawMessage(`"complete"`)
+	out, _ := json.Marshal(obj)
+	return out
 }
 
 // toolResultOf is the CallToolResult of a finished run as its tool answers

@@ -30,13 +30,9 @@ const TERMINAL = ['completed', 'failed', 'cancelled'];
 const crashFlags = ['--shutdown-grace-ms', '200', '--lease-ms', '2000', '--heartbeat-ms', '300',
   '--recovery-interval-ms', '300', '--poll-ms', '100'];
 
-// The inlined tools/call result of a completed task is checked by the tests
-// themselves. ext-tasks' default result codec (CallToolResultV2Schema) also
-// requires resultType "complete" inside tasks/get's `result`, which
-// browsertask does not send yet (reported as a server bug: with the default
-// codec ext-tasks settles a completed task as failed, ProtocolDecodeError),
-// so the task round trips decode it with this pass-through codec.
-const asIs = { parse: value => ({ success: true, value }) };
+// Task results are decoded with ext-tasks' default result codec
+// (CallToolResultV2Schema): the result inlined in a completed task must
+// carry resultType "complete" like any 2026-07-28 result.
 
 // v2Request frames a raw 2026-07-28 request as the ext-tasks client does:
 // the per-request _meta envelope declaring the Tasks extension.
@@ -103,7 +99,7 @@ async function pollTask(conn, taskId, ms = 60000) {
 async function echoTask(conn, inputs) {
   const args = { templateId: 'dev_echo', inputs, ...(conn.modern ? { options: { mode: 'async' } } : {}) };
   return conn.session.callTool('run_task_template', args, {
-    task: { preference: 'require', retentionMs: 30000 }, resultCodec: asIs,
+    task: { preference: 'require', retentionMs: 30000 },
   });
 }
 
@@ -148,7 +144,7 @@ describe('Tasks extension over HTTP, SDK v2 client pinned to 2026-07-28', () => 
 
     const execution = await conn.session.callTool('run_task_template',
       { templateId: 'batch_extract_pages', inputs, options: { mode: 'async' } },
-      { task: { preference: 'require' }, resultCodec: asIs });
+      { task: { preference: 'require' } });
     assert.equal(execution.kind, 'task');
     const id = execution.handle.taskId;
     assertCreateTaskResult(createdTask(conn, id));
@@ -193,7 +189,11 @@ describe('Tasks extension over HTTP, SDK v2 client pinned to 2026-07-28', () => 
     assert.equal(syncRun.templateVersion, taskRun.templateVersion);
     assert.deepEqual(syncRun.progress, taskRun.progress);
     assert.deepEqual(pagesOf(syncRun), pagesOf(taskRun));
-    assert.deepEqual(Object.keys(taskResult).filter(k => k !== '_meta').sort(), Object.keys(sync).filter(k => k !== '_meta').sort());
+    // The inlined result is a 2026-07-28 result (resultType "complete");
+    // the SDK hands the sync answer over without its envelope fields.
+    assert.equal(taskResult.resultType, 'complete');
+    const fields = r => Object.keys(r).filter(k => k !== '_meta' && k !== 'resultType').sort();
+    assert.deepEqual(fields(taskResult), fields(sync));
     for (let i = 1; i <= n; i++) assert.equal(fixture.fetchCount(`/page/${i}`), 2, `/page/${i}: once per run`);
   });
 
@@ -265,7 +265,7 @@ test('2.3: a 50-page task survives kill -9: a new process resumes it without fet
     const urls = Array.from({ length: n }, (_, i) => fixture.url(`/page/${i + 1}?delay=400`));
     const execution = await conn.session.callTool('run_task_template',
       { templateId: 'batch_extract_pages', inputs: { urls, concurrency: 2 }, options: { mode: 'async' } },
-      { task: { preference: 'require' }, resultCodec: asIs });
+      { task: { preference: 'require' } });
     assert.equal(execution.kind, 'task');
     const id = execution.handle.taskId;
     const reference = execution.serializeReference();
@@ -289,7 +289,7 @@ test('2.3: a 50-page task survives kill -9: a new process resumes it without fet
 
     daemon = await startServe({ db, flags: crashFlags });
     conn = await connectV2({ url: daemon.url });
-    const resumed = await conn.session.resumeTask(reference, { resultCodec: asIs });
+    const resumed = await conn.session.resumeTask(reference, {});
     assert.equal(resumed.kind, 'task');
     assert.equal(resumed.handle.taskId, id);
     const statuses = [];
