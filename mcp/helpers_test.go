@@ -52,7 +52,7 @@ func startEngine(t *testing.T, o engineOpts) (*engine.Engine, func()) {
 	if o.wrap != nil {
 		st = o.wrap(store)
 	}
-	eng, err := engine.New(engine.Options{Store: st, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}},
+	eng, err := engine.New(engine.Options{Store: st, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{}},
 		Config: o.cfg, Logger: slog.New(slog.DiscardHandler), Version: "test", ProtocolVersions: ProtocolVersions()})
 	if err != nil {
 		store.Close()

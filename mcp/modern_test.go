@@ -1,0 +1,469 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// MCP 2026-07-28 beside 2025-11-25 on one endpoint (versionRouter), the
+// Tasks extension on runs (tasks_ext.go), runs waiting for input
+// (tasks_input.go) and multi round-trip fixtures (fixtures_*.go), driven
+// with raw HTTP requests as a 2026-07-28 client sends them.
+
+// modernClient sends raw 2026-07-28 requests to one /mcp endpoint.
+type modernClient struct {
+	t     *testing.T
+	url   string
+	ids   atomic.Int64
+	token string
+}
+
+// modernOpts adjust one request.
+type modernOpts struct {
+	// noTasks leaves the Tasks extension out of the client capabilities.
+	noTasks bool
+	// caps replaces the client capabilities.
+	caps map[string]any
+	// header overrides or adds headers ("" deletes).
+	header map[string]string
+}
+
+// modernReply is a decoded answer.
+type modernReply struct {
+	status int
+	result map[string]any
+	err    map[string]any
+	raw    string
+}
+
+// meta is the per-request _meta of a 2026-07-28 request.
+func (o modernOpts) meta() map[string]any {
+	caps := o.caps
+	if caps == nil {
+		caps = map[string]any{"elicitation": map[string]any{}, "sampling": map[string]any{}}
+		if !o.noTasks {
+			caps["extensions"] = map[string]any{tasksExtension: map[string]any{}}
+		}
+	}
+	return map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    modernVersion,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "modern-test", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": caps,
+	}
+}
+
+// call sends method with params (plus _meta) and the SEP-2243 headers.
+func (c *modernClient) call(method string, params map[string]any, o modernOpts) modernReply {
+	c.t.Helper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = o.meta()
+	id := c.ids.Add(1)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", modernVersion)
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if id, ok := params["taskId"].(string); ok {
+		req.Header.Set("Mcp-Name", id)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	for k, v := range o.header {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	r := modernReply{status: resp.StatusCode, raw: string(b)}
+	payload := string(b)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		payload = ""
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		sc.Buffer(make([]byte, 1<<20), 4<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok && strings.Contains(d, fmt.Sprintf(`"id":%d`, id)) {
+				payload = strings.TrimSpace(d)
+			}
+		}
+	}
+	var msg struct {
+		Result map[string]any `json:"result"`
+		Error  map[string]any `json:"error"`
+	}
+	if payload != "" && json.Unmarshal([]byte(payload), &msg) == nil {
+		r.result, r.err = msg.Result, msg.Error
+	}
+	return r
+}
+
+// code is the JSON-RPC error code of r (0 without error).
+func (r modernReply) code() int {
+	if r.err == nil {
+		return 0
+	}
+	n, _ := r.err["code"].(float64)
+	return int(n)
+}
+
+// newModernServer serves a server with the fixtures over HTTP.
+func newModernServer(t *testing.T, eng Engine, opts HTTPOptions) *modernClient {
+	t.Helper()
+	srv := NewServer(eng, ServerOptions{Version: "test", Fixtures: true})
+	ts := httptest.NewServer(srv.HTTPHandler(opts))
+	t.Cleanup(ts.Close)
+	return &modernClient{t: t, url: ts.URL + "/mcp", token: opts.Token}
+}
+
+// pollTask reads tasks/get until want(status) or the deadline.
+func (c *modernClient) pollTask(id string, want func(string) bool) map[string]any {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := c.call("tasks/get", map[string]any{"taskId": id}, modernOpts{})
+		if r.result == nil {
+			c.t.Fatalf("tasks/get %s: %d %s", id, r.status, r.raw)
+		}
+		if want(r.result["status"].(string)) {
+			return r.result
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("task %s stayed %v", id, r.result["status"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
+
+// TestModernDiscover: server/discover names both generations, the Tasks
+// extension (not the legacy capabilities.tasks) and the server in _meta.
+func TestModernDiscover(t *testing.T) {
+	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
+	r := c.call("server/discover", nil, modernOpts{})
+	if r.status != 200 || r.result == nil {
+		t.Fatalf("discover: %d %s", r.status, r.raw)
+	}
+	versions := fmt.Sprint(r.result["supportedVersions"])
+	if !strings.Contains(versions, "2026-07-28") || !strings.Contains(versions, "2025-11-25") {
+		t.Errorf("supportedVersions = %s", versions)
+	}
+	caps := r.result["capabilities"].(map[string]any)
+	if _, ok := caps["tasks"]; ok {
+		t.Errorf("discover advertises the legacy capabilities.tasks: %v", caps)
+	}
+	if ext := caps["extensions"].(map[string]any); fmt.Sprint(ext[tasksExtension]) != "map[]" {
+		t.Errorf("extensions = %v", ext)
+	}
+	info := r.result["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"].(map[string]any)
+	if info["name"] != "browsertask" || r.result["resultType"] != "complete" {
+		t.Errorf("serverInfo = %v, resultType = %v", info, r.result["resultType"])
+	}
+	// Per-request _meta is required: -32602 with HTTP 400.
+	bad := c.call("tools/list", nil, modernOpts{caps: map[string]any{}, header: map[string]string{}})
+	if bad.status != 200 {
+		t.Fatalf("tools/list with empty capabilities: %d %s", bad.status, bad.raw)
+	}
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("mcp-protocol-version", "2026-07-28") // header names are case-insensitive
+	req.Header.Set("mcp-method", "tools/list")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "-32602") {
+		t.Errorf("missing clientCapabilities: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestModernRunAsTask: run_task_template from a client of the Tasks
+// extension becomes a task (taskId = runId, integer ms, no legacy
+// fields); tasks/get inlines the sync answer once completed; without the
+// extension the same call answers the async handle; the task methods keep
+// their rules (-32021, -32602, -32601, -32020).
+func TestModernRunAsTask(t *testing.T) {
+	eng := newEngine(t, engine.Config{TaskPollIntervalMs: 100})
+	c := newModernServer(t, eng, HTTPOptions{})
+	args := map[string]any{"name": "run_task_template", "arguments": map[string]any{
+		"templateId": "dev_echo", "inputs": map[string]any{"items": 3, "sleepMs": 100}, "options": map[string]any{"mode": "async"}}}
+
+	r := c.call("tools/call", args, modernOpts{})
+	res := r.result
+	if res == nil || res["resultType"] != "task" {
+		t.Fatalf("tools/call as task: %d %s", r.status, r.raw)
+	}
+	id, _ := res["taskId"].(string)
+	if !strings.HasPrefix(id, "run_") || res["status"] != "working" {
+		t.Fatalf("CreateTaskResult = %v", res)
+	}
+	for _, legacy := range []string{"ttl", "pollInterval", "requestState", "task", "content"} {
+		if _, ok := res[legacy]; ok {
+			t.Errorf("CreateTaskResult has %q: %v", legacy, res)
+		}
+	}
+	if ttl, ok := res["ttlMs"].(float64); !ok || ttl != float64(int64(ttl)) || ttl <= 0 {
+		t.Errorf("ttlMs = %v", res["ttlMs"])
+	}
+	if res["pollIntervalMs"] != float64(100) {
+		t.Errorf("pollIntervalMs = %v", res["pollIntervalMs"])
+	}
+	if _, err := eng.Get(context.Background(), id); err != nil {
+		t.Fatalf("the task is not a stored run: %v", err)
+	}
+
+	done := c.pollTask(id, terminalStatus)
+	if done["status"] != "completed" || done["resultType"] != "complete" {
+		t.Fatalf("finished task = %v", done)
+	}
+	result := done["result"].(map[string]any)
+	run := result["structuredContent"].(map[string]any)
+	if result["resultType"] != "complete" || run["status"] != "succeeded" || run["runId"] != id || result["isError"] != nil {
+		t.Fatalf("inlined result = %v", result)
+	}
+	if _, ok := result["_meta"]; ok {
+		t.Errorf("the inlined result carries _meta (related-task is legacy): %v", result["_meta"])
+	}
+
+	// Without the extension: the async handle, no task.
+	plain := c.call("tools/call", args, modernOpts{noTasks: true})
+	if plain.result == nil || plain.result["resultType"] != "complete" || plain.result["taskId"] != nil {
+		t.Fatalf("call without the extension: %s", plain.raw)
+	}
+	if sc := plain.result["structuredContent"].(map[string]any); sc["mode"] != "async" || sc["runId"] == nil {
+		t.Fatalf("async handle = %v", sc)
+	}
+
+	// The task methods.
+	if r := c.call("tasks/get", map[string]any{"taskId": id}, modernOpts{noTasks: true}); r.code() != -32021 || r.status != 400 {
+		t.Errorf("tasks/get without the extension: %d %s", r.status, r.raw)
+	} else if !strings.Contains(r.raw, `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
+		t.Errorf("-32021 data: %s", r.raw)
+	}
+	if r := c.call("tasks/get", map[string]any{"taskId": "run_nope"}, modernOpts{}); r.code() != -32602 {
+		t.Errorf("unknown task: %d %s", r.status, r.raw)
+	}
+	for _, m := range []string{"tasks/result", "tasks/list"} {
+		if r := c.call(m, map[string]any{"taskId": id}, modernOpts{}); r.code() != -32601 || r.status != 404 {
+			t.Errorf("%s on 2026-07-28: %d %s", m, r.status, r.raw)
+		}
+	}
+	for _, h := range []map[string]string{{"Mcp-Name": "run_other"}, {"Mcp-Name": ""}} {
+		if r := c.call("tasks/get", map[string]any{"taskId": id}, modernOpts{header: h}); r.code() != -32020 || r.status != 400 {
+			t.Errorf("tasks/get with %v: %d %s", h, r.status, r.raw)
+		}
+	}
+	if r := c.call("tasks/get", map[string]any{"taskId": id}, modernOpts{header: map[string]string{"mcp-name": " " + id + " "}}); r.code() != 0 {
+		t.Errorf("a lower-case, padded Mcp-Name header: %d %s", r.status, r.raw)
+	}
+
+	// Cancel: an empty acknowledgement, idempotent; the task reads cancelled.
+	long := c.call("tools/call", map[string]any{"name": "run_task_template", "arguments": map[string]any{
+		"templateId": "dev_echo", "inputs": map[string]any{"items": 100, "sleepMs": 100}, "options": map[string]any{"mode": "async"}}}, modernOpts{})
+	lid := long.result["taskId"].(string)
+	for i := 0; i < 2; i++ {
+		ack := c.call("tasks/cancel", map[string]any{"taskId": lid}, modernOpts{})
+		if ack.result == nil || ack.result["resultType"] != "complete" || len(ack.result) > 2 {
+			t.Fatalf("tasks/cancel #%d: %s", i+1, ack.raw)
+		}
+	}
+	if got := c.pollTask(lid, terminalStatus); got["status"] != "cancelled" || got["result"] != nil {
+		t.Fatalf("cancelled task = %v", got)
+	}
+}
+
+// TestModernTaskWaitsForInputAcrossProcesses: a fixture task asks for a
+// confirmation; another server on the same database (another process)
+// sees it input_required, delivers the answer through tasks/update, and
+// the task completes with the answer.
+func TestModernTaskWaitsForInputAcrossProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bt.db")
+	engA, _ := startEngine(t, engineOpts{path: path})
+	engB, _ := startEngine(t, engineOpts{path: path})
+	a := newModernServer(t, engA, HTTPOptions{})
+	b := newModernServer(t, engB, HTTPOptions{})
+
+	r := a.call("tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"target": "report.pdf"}}, modernOpts{})
+	if r.result == nil || r.result["resultType"] != "task" {
+		t.Fatalf("confirm_delete: %s", r.raw)
+	}
+	id := r.result["taskId"].(string)
+	waiting := b.pollTask(id, func(s string) bool { return s == "input_required" || terminalStatus(s) })
+	reqs, _ := waiting["inputRequests"].(map[string]any)
+	confirm, _ := reqs["confirm"].(map[string]any)
+	if waiting["status"] != "input_required" || confirm["method"] != "elicitation/create" {
+		t.Fatalf("waiting task = %v", waiting)
+	}
+	if msg := confirm["params"].(map[string]any)["message"]; msg != "Delete report.pdf?" {
+		t.Errorf("message = %v", msg)
+	}
+	// An unknown key is ignored; a response that is not an object is -32602.
+	if ack := b.call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"nope": map[string]any{"action": "accept"}}}, modernOpts{}); ack.code() != 0 {
+		t.Fatalf("tasks/update with an unknown key: %s", ack.raw)
+	}
+	if bad := b.call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"confirm": "yes"}}, modernOpts{}); bad.code() != -32602 {
+		t.Fatalf("tasks/update with a string response: %s", bad.raw)
+	}
+	ack := b.call("tasks/update", map[string]any{"taskId": id,
+		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}, modernOpts{})
+	if ack.result == nil || ack.result["resultType"] != "complete" {
+		t.Fatalf("tasks/update: %s", ack.raw)
+	}
+	done := a.pollTask(id, terminalStatus)
+	content := done["result"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	if done["status"] != "completed" || content["text"] != "Deleted report.pdf" {
+		t.Fatalf("answered task = %v", done)
+	}
+	// The same task, legacy view: the run succeeded.
+	run, err := engB.Get(context.Background(), id)
+	if err != nil || run.Status != engine.StatusSucceeded {
+		t.Fatalf("run = %+v, %v", run, err)
+	}
+}
+
+// TestModernTaskFailures: a tool error is completed with isError; a
+// JSON-RPC failure is failed with the error; a tool that needs a task
+// from a client without the extension is -32021.
+func TestModernTaskFailures(t *testing.T) {
+	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
+	r := c.call("tools/call", map[string]any{"name": "failing_job"}, modernOpts{})
+	got := c.pollTask(r.result["taskId"].(string), terminalStatus)
+	if res := got["result"].(map[string]any); got["status"] != "completed" || res["isError"] != true {
+		t.Errorf("failing_job = %v", got)
+	}
+	r = c.call("tools/call", map[string]any{"name": "protocol_error_job"}, modernOpts{})
+	got = c.pollTask(r.result["taskId"].(string), terminalStatus)
+	if e, _ := got["error"].(map[string]any); got["status"] != "failed" || e["code"] != float64(-32603) || got["result"] != nil {
+		t.Errorf("protocol_error_job = %v", got)
+	}
+	if r := c.call("tools/call", map[string]any{"name": "failing_job"}, modernOpts{noTasks: true}); r.code() != -32021 || r.status != 400 {
+		t.Errorf("failing_job without the extension: %d %s", r.status, r.raw)
+	}
+}
+
+// TestModernRequestStateIsSigned: an input_required answer carries a
+// requestState; the retry with it completes, a tampered one is -32602.
+func TestModernRequestStateIsSigned(t *testing.T) {
+	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
+	call := func(args map[string]any) modernReply {
+		args["name"] = "test_input_required_result_request_state"
+		return c.call("tools/call", args, modernOpts{})
+	}
+	first := call(map[string]any{})
+	state, _ := first.result["requestState"].(string)
+	if first.result["resultType"] != "input_required" || state == "" {
+		t.Fatalf("round 1: %s", first.raw)
+	}
+	answer := map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}
+	if r := call(map[string]any{"inputResponses": answer, "requestState": state + "x"}); r.code() != -32602 {
+		t.Fatalf("tampered state: %s", r.raw)
+	}
+	r := call(map[string]any{"inputResponses": answer, "requestState": state})
+	if r.result["resultType"] != "complete" || !strings.Contains(r.raw, "state-ok") {
+		t.Fatalf("round 2: %s", r.raw)
+	}
+	// A client that declared no elicitation is not asked through it.
+	caps := c.call("tools/call", map[string]any{"name": "test_input_required_result_capabilities"},
+		modernOpts{caps: map[string]any{"sampling": map[string]any{}}})
+	if reqs, _ := caps.result["inputRequests"].(map[string]any); len(reqs) != 1 || reqs["greeting"] == nil {
+		t.Fatalf("sampling-only client was asked %v", caps.raw)
+	}
+}
+
+// TestModernRequestsPassTheGuards: 2026-07-28 requests meet the same
+// Host, Origin and token checks as the older ones.
+func TestModernRequestsPassTheGuards(t *testing.T) {
+	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{Token: "s3cret"})
+	if r := c.call("tools/list", nil, modernOpts{}); r.status != 200 {
+		t.Fatalf("with the token: %d %s", r.status, r.raw)
+	}
+	for _, tc := range []struct {
+		header map[string]string
+		want   int
+	}{
+		{map[string]string{"Authorization": ""}, 401},
+		{map[string]string{"Authorization": "Bearer wrong"}, 401},
+		{map[string]string{"Origin": "https://evil.example"}, 403},
+	} {
+		if r := c.call("tools/list", nil, modernOpts{header: tc.header}); r.status != tc.want {
+			t.Errorf("%v: %d, want %d (%s)", tc.header, r.status, tc.want, r.raw)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(`{}`))
+	req.Host = "evil.example"
+	req.Header.Set("MCP-Protocol-Version", modernVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("Host evil.example: %d", resp.StatusCode)
+	}
+}
+
+// TestStdioServesBothGenerations: on stdio one session answers a
+// 2025-11-25 client and 2026-07-28 requests, each in its own dialect.
+func TestStdioServesBothGenerations(t *testing.T) {
+	p, cancel := startStdio(t, newEngine(t, engine.Config{}))
+	defer cancel()
+	modern := func(id int, method string, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`, id, method, params)
+	}
+	p.send(t, modern(1, "server/discover", ""))
+	d := p.next(t)["result"].(map[string]any)
+	if d["resultType"] != "complete" || !strings.Contains(fmt.Sprint(d["supportedVersions"]), "2026-07-28") {
+		t.Fatalf("discover over stdio: %v", d)
+	}
+	p.send(t, modern(2, "tools/call", `"name":"run_task_template","arguments":{"templateId":"dev_echo","inputs":{"items":2,"sleepMs":50},"options":{"mode":"async"}},`))
+	created := p.next(t)["result"].(map[string]any)
+	if created["resultType"] != "task" {
+		t.Fatalf("task over stdio: %v", created)
+	}
+	id := created["taskId"].(string)
+	deadline := time.Now().Add(20 * time.Second)
+	for n := 3; ; n++ {
+		p.send(t, modern(n, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)))
+		got := p.next(t)["result"].(map[string]any)
+		if got["status"] == "completed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task over stdio stayed %v", got["status"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.send(t, modern(100, "tasks/list", ""))
+	if e := p.next(t)["error"].(map[string]any); e["code"] != float64(-32601) {
+		t.Fatalf("tasks/list on 2026-07-28 over stdio: %v", e)
+	}
+}
