@@ -49,6 +49,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Janitor", testJanitor},
 		{"Events", testEvents},
 		{"Sessions", testSessions},
+		{"Inputs", testInputs},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newHarness) })

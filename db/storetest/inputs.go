@@ -1,0 +1,74 @@
+package storetest
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// testInputs: a run's questions are stored once (asking again keeps the
+// answer), answered once, not after they expire, from any handle on the
+// database, and go with their run.
+func testInputs(t *testing.T, nh func(t *testing.T) Harness) {
+	ask := func(id string, expires int64) engine.InputRequest {
+		return engine.InputRequest{RunID: "run_1", RequestID: id, Kind: "mcp", Message: "Delete it?",
+			Request: json.RawMessage(`{"method":"elicitation/create","params":{"message":"Delete it?"}}`),
+			RequestedAt: base + 10, ExpiresAt: expires}
+	}
+	t.Run("AskAnswerAcrossHandles", func(t *testing.T) {
+		h := nh(t)
+		other := peer(t, h)
+		mustCreate(t, h.Store, queuedRun("run_1", base))
+		if err := h.Store.AddInputRequest(t.Context(), ask("confirm", base+1000)); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Store.AddInputRequest(t.Context(), ask("later", base+1000)); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := other.AnswerInput(t.Context(), engine.AnswerInputParams{RunID: "run_1", RequestID: "confirm",
+			Response: json.RawMessage(`{"action":"accept"}`), Now: base + 20})
+		if err != nil || !ok {
+			t.Fatalf("AnswerInput = %v, %v; want true", ok, err)
+		}
+		// A second answer does not overwrite the first.
+		ok, err = other.AnswerInput(t.Context(), engine.AnswerInputParams{RunID: "run_1", RequestID: "confirm",
+			Response: json.RawMessage(`{"action":"decline"}`), Now: base + 30})
+		if err != nil || ok {
+			t.Fatalf("second AnswerInput = %v, %v; want false", ok, err)
+		}
+		// Asking again (a resumed run) keeps the stored answer.
+		if err := h.Store.AddInputRequest(t.Context(), ask("confirm", base+5000)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.Store.InputRequests(t.Context(), "run_1")
+		if err != nil || len(got) != 2 {
+			t.Fatalf("InputRequests = %v, %v", got, err)
+		}
+		if got[0].RequestID != "confirm" || got[0].ExpiresAt != base+1000 || got[0].AnsweredAt != base+20 {
+			t.Errorf("answered request = %+v", got[0])
+		}
+		checkJSON(t, "response", got[0].Response, `{"action":"accept"}`)
+		checkJSON(t, "request", got[1].Request, `{"method":"elicitation/create","params":{"message":"Delete it?"}}`)
+		if got[1].Answered() || got[1].Message != "Delete it?" || got[1].Kind != "mcp" {
+			t.Errorf("outstanding request = %+v", got[1])
+		}
+		_, err = h.Store.AnswerInput(t.Context(), engine.AnswerInputParams{RunID: "run_1", RequestID: "never", Response: json.RawMessage(`{}`), Now: base})
+		checkErr(t, "AnswerInput of a question never asked", err, engine.ErrNotFound)
+		if none, err := h.Store.InputRequests(t.Context(), "run_x"); err != nil || len(none) != 0 {
+			t.Errorf("InputRequests of an unknown run = %v, %v", none, err)
+		}
+	})
+	t.Run("ExpiredIsNotAnswered", func(t *testing.T) {
+		h := nh(t)
+		mustCreate(t, h.Store, queuedRun("run_1", base))
+		if err := h.Store.AddInputRequest(t.Context(), ask("confirm", base+100)); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := h.Store.AnswerInput(t.Context(), engine.AnswerInputParams{RunID: "run_1", RequestID: "confirm",
+			Response: json.RawMessage(`{"action":"accept"}`), Now: base + 100})
+		if err != nil || ok {
+			t.Fatalf("AnswerInput at expiry = %v, %v; want false", ok, err)
+		}
+	})
+}
