@@ -28,6 +28,12 @@ func TestMCPSessionIdleFlag(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--mcp-session-idle-ms must be >= 0") {
 		t.Fatalf("negative value: %v", err)
 	}
+	if _, err := parseFlags("serve", []string{"--input-timeout-ms", "0"}, env, nil); err == nil || !strings.Contains(err.Error(), "--input-timeout-ms must be >= 1") {
+		t.Fatalf("--input-timeout-ms 0: %v", err)
+	}
+	if c, err := parseFlags("serve", []string{"--input-timeout-ms", "5000"}, env, nil); err != nil || c.engine.InputTimeoutMs != 5000 {
+		t.Fatalf("--input-timeout-ms 5000: %v", err)
+	}
 	cfg, err := parseFlags("mcp", nil, func(k string) string {
 		if k == "BROWSERTASK_MCP_SESSION_IDLE_MS" {
 			return "60000"
