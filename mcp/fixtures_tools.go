@@ -190,6 +190,9 @@ func (s *Server) fixtureTask(ctx context.Context, f fixtureTool, c fixtureCall) 
 	if slot == nil && len(job.Ask) > 0 {
 		return nil, errMissingTasksCapability() // it would wait for input nobody can give
 	}
+	if len(job.Ask) > 0 && c.caps().Elicitation == nil {
+		return nil, requireCapability("elicitation") // ask only through what the client declared
+	}
 	args, _ := json.Marshal(c.args)
 	inputs, err := json.Marshal(struct {
 		Tool      string          `json:"tool"`

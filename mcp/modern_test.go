@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // MCP 2026-07-28 beside 2025-11-25 on one endpoint (versionRouter), the
@@ -472,5 +473,40 @@ func TestStdioServesBothGenerations(t *testing.T) {
 	p.send(t, modern(100, "tasks/list", ""))
 	if e := p.next(t)["error"].(map[string]any); e["code"] != float64(-32601) {
 		t.Fatalf("tasks/list on 2026-07-28 over stdio: %v", e)
+	}
+}
+
+// TestGoClientModernOverHTTP: the go-sdk v1.8 client in its modern mode
+// (server/discover, stateless requests) lists the tools and runs a
+// template over HTTP (issue 10, acceptance 3).
+func TestGoClientModernOverHTTP(t *testing.T) {
+	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "modern-go", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: c.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
+		t.Fatalf("negotiated %q, want %s", v, modernVersion)
+	}
+	if cs.ID() != "" {
+		t.Errorf("a stateless client got session id %q", cs.ID())
+	}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil || len(list.Tools) < 13 {
+		t.Fatalf("tools/list: %v (%d tools)", err, len(list.Tools))
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run_task_template", Arguments: map[string]any{
+		"templateId": "dev_echo", "inputs": map[string]any{"items": 2}, "options": map[string]any{"mode": "sync"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("run_task_template: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var run engine.Run
+	if err := json.Unmarshal(b, &run); err != nil || run.Status != engine.StatusSucceeded || string(run.Result) != `{"items":2}` {
+		t.Fatalf("run = %s (%v)", b, err)
 	}
 }
