@@ -176,7 +176,7 @@ func TestReadToolsAnswerTheEngine(t *testing.T) {
 
 	_, sc := tc.call(t, ctx, "list_task_templates", nil)
 	tpls := sc["templates"].([]any)
-	if len(tpls) != 2 || tpls[0].(map[string]any)["inputSchema"] == nil {
+	if len(tpls) != 3 || tpls[0].(map[string]any)["inputSchema"] == nil {
 		t.Fatalf("templates with schemas: %v", sc)
 	}
 	_, sc = tc.call(t, ctx, "list_task_templates", map[string]any{"includeSchemas": false})
