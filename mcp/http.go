@@ -76,10 +76,14 @@ func (s *Server) httpHandler(opts HTTPOptions) (http.Handler, *idleSessions) {
 		h = reaper.wrap(h)
 	}
 	modern := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
-		Stateless:                  true,
-		Logger:                     s.log,
-		MaxRequestBodyBytes:        MaxRequestBodyBytes,
-		DisableLocalhostProtection: true,
+		Stateless: true,
+		// In 2026-07-28 the POST is the whole request: a client that
+		// gives up closes it, and a sync run_task_template cancels its run
+		// as it does on notifications/cancelled before.
+		PropagateRequestCancellation: true,
+		Logger:                       s.log,
+		MaxRequestBodyBytes:          MaxRequestBodyBytes,
+		DisableLocalhostProtection:   true,
 	})
 	return s.guarded(opts, versionRouter{legacy: liftTaskHTTP(h), modern: modern}), reaper
 }

@@ -510,3 +510,29 @@ func TestGoClientModernOverHTTP(t *testing.T) {
 		t.Fatalf("run = %s (%v)", b, err)
 	}
 }
+
+// TestFixturesOnlyWithTheFlag: without ServerOptions.Fixtures
+// (--dev-templates) none of the conformance fixtures exists, and prompts
+// are not served.
+func TestFixturesOnlyWithTheFlag(t *testing.T) {
+	srv := NewServer(newEngine(t, engine.Config{}), ServerOptions{Version: "test"})
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
+	t.Cleanup(ts.Close)
+	c := &modernClient{t: t, url: ts.URL + "/mcp"}
+	list := c.call("tools/list", nil, modernOpts{})
+	tools, _ := list.result["tools"].([]any)
+	if len(tools) != 13 {
+		t.Fatalf("tools without fixtures: %d (%s)", len(tools), list.raw)
+	}
+	for _, name := range []string{"greet", "slow_compute", "test_simple_text"} {
+		if r := c.call("tools/call", map[string]any{"name": name}, modernOpts{}); r.code() != -32602 {
+			t.Errorf("%s without fixtures: %s", name, r.raw)
+		}
+	}
+	if r := c.call("prompts/list", nil, modernOpts{}); r.code() != -32601 {
+		t.Errorf("prompts/list without fixtures: %s", r.raw)
+	}
+	if r := c.call("resources/read", map[string]any{"uri": "test://static-text"}, modernOpts{header: map[string]string{"Mcp-Name": "test://static-text"}}); r.code() == 0 {
+		t.Errorf("the fixture resource exists without fixtures: %s", r.raw)
+	}
+}

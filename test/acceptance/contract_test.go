@@ -74,8 +74,20 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 	v11 := map[string]bool{"get_task_run_events": true, "subscribe_task_run_events": true,
 		// The browser-session tools (README, "Browser sessions") are additive too.
 		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true}
+	// --dev-templates (these daemons run with it) adds the conformance
+	// suite's fixture tools; they are not product tools.
+	fixture := func(name string) bool {
+		switch name {
+		case "greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input", "json_schema_2020_12_tool":
+			return true
+		}
+		return strings.HasPrefix(name, "test_")
+	}
 	var got []string
 	for _, tool := range res.Tools {
+		if fixture(tool.Name) {
+			continue
+		}
 		if v11[tool.Name] {
 			t.Logf("tools/list also has the v1.1 tool %s", tool.Name)
 		} else {
@@ -116,8 +128,8 @@ func contractProfile(t *testing.T, cs *sdk.ClientSession) {
 	if v, _ := p["version"].(string); v == "" {
 		t.Errorf("profile.version missing: %v", p["version"])
 	}
-	if pv, _ := p["protocolVersions"].([]any); len(pv) == 0 || pv[0] != "2025-11-25" {
-		t.Errorf("profile.protocolVersions: want 2025-11-25 first, got %v", p["protocolVersions"])
+	if pv, _ := p["protocolVersions"].([]any); len(pv) < 2 || pv[0] != "2026-07-28" || pv[1] != "2025-11-25" {
+		t.Errorf("profile.protocolVersions: want 2026-07-28, 2025-11-25 first, got %v", p["protocolVersions"])
 	}
 	if num(p, "taskPollIntervalMs") < 1 {
 		t.Errorf("profile.taskPollIntervalMs missing: %v", p["taskPollIntervalMs"])
