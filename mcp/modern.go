@@ -65,23 +65,3 @@ func declaresTasks(meta sdk.Meta) bool {
 	_, ok := ext[tasksExtension]
 	return ok
 }
-
-// declares reports whether a modern request's client declared the
-// top-level capability name (elicitation, sampling, roots), and for
-// elicitation optionally a mode ("form", "url"): an empty elicitation
-// object means form mode.
-func declares(meta sdk.Meta, name, mode string) bool {
-	v, ok := clientCapabilities(meta)[name]
-	if !ok || v == nil {
-		return false
-	}
-	if mode == "" {
-		return true
-	}
-	m, _ := v.(map[string]any)
-	if len(m) == 0 {
-		return mode == "form"
-	}
-	_, ok = m[mode]
-	return ok
-}
