@@ -3,13 +3,9 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
 )
@@ -17,22 +13,7 @@ import (
 // askingEngine runs the engine with the dev_tool_job template.
 func askingEngine(t *testing.T, cfg engine.Config) *engine.Engine {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "bt.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.PollInterval = 20 * time.Millisecond
-	cfg.ShutdownGrace = 100 * time.Millisecond
-	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{devtpl.ToolJob{}}, Config: cfg,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = eng.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; store.Close() })
-	return eng
+	return startEngine(t, openStore(t), devtpl.ToolJob{}, cfg, nil)
 }
 
 const askInputs = `{"tool":"t","ask":[{"requestId":"confirm","message":"Go on?","request":{"method":"elicitation/create","params":{"message":"Go on?"}}}]}`

@@ -142,10 +142,7 @@ func (s *Server) callModern(ctx context.Context, next sdk.MethodHandler, call *s
 
 // extTasksGet answers tasks/get in the extension's dialect.
 func (s *Server) extTasksGet(ctx context.Context, p *taskIDParams) (*detailedTaskResult, error) {
-	if !declaresTasks(p.Meta) {
-		return nil, errMissingTasksCapability()
-	}
-	run, err := s.taskRun(ctx, p)
+	run, err := s.extTaskRun(ctx, p.Meta, p)
 	if err != nil {
 		return nil, err
 	}
@@ -212,10 +209,7 @@ func (s *Server) toolResultOf(run *engine.Run) *sdk.CallToolResult {
 // run is cancelled when it is still working; a task already terminal is
 // acknowledged the same way (the call is idempotent).
 func (s *Server) extTasksCancel(ctx context.Context, p *taskIDParams) (*completeResult, error) {
-	if !declaresTasks(p.Meta) {
-		return nil, errMissingTasksCapability()
-	}
-	run, err := s.taskRun(ctx, p)
+	run, err := s.extTaskRun(ctx, p.Meta, p)
 	if err != nil {
 		return nil, err
 	}
@@ -235,10 +229,7 @@ func (s *Server) tasksUpdate(ctx context.Context, _ *sdk.ServerSession, p *updat
 	if p == nil || !modernMeta(p.Meta) {
 		return nil, errMethodNotFound("tasks/update", "it belongs to the Tasks extension of MCP 2026-07-28")
 	}
-	if !declaresTasks(p.Meta) {
-		return nil, errMissingTasksCapability()
-	}
-	run, err := s.taskRun(ctx, &taskIDParams{TaskID: p.TaskID})
+	run, err := s.extTaskRun(ctx, p.Meta, &taskIDParams{TaskID: p.TaskID})
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +237,16 @@ func (s *Server) tasksUpdate(ctx context.Context, _ *sdk.ServerSession, p *updat
 		return nil, err
 	}
 	return &completeResult{ResultType: resultComplete}, nil
+}
+
+// extTaskRun is the run of a task method's taskId for a client that
+// declared the extension. Errors: -32021 without the declaration, then as
+// taskRun.
+func (s *Server) extTaskRun(ctx context.Context, meta sdk.Meta, p *taskIDParams) (*engine.Run, error) {
+	if !declaresTasks(meta) {
+		return nil, errMissingTasksCapability()
+	}
+	return s.taskRun(ctx, p)
 }
 
 // errMethodNotFound is -32601 for a method of the other dialect.

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -93,12 +92,8 @@ func (Echo) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 			os.Exit(2)
 		}
 		if in.SleepMs > 0 {
-			t := time.NewTimer(time.Duration(in.SleepMs) * time.Millisecond)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil, ctx.Err()
-			case <-t.C:
+			if err := sleep(ctx, in.SleepMs); err != nil {
+				return nil, err
 			}
 		}
 		it := engine.Item{Index: i, Key: key, Status: engine.ItemSucceeded}

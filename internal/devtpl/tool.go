@@ -71,12 +71,8 @@ func (ToolJob) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error)
 	}
 	if in.SleepMs > 0 {
 		env.SetProgress(engine.Progress{TotalSteps: 1, Message: fmt.Sprintf("%s: working for %d ms", in.Tool, in.SleepMs)})
-		t := time.NewTimer(time.Duration(in.SleepMs) * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if err := sleep(ctx, in.SleepMs); err != nil {
+			return nil, err
 		}
 	}
 	answers, err := askAll(ctx, env, in.Ask)
@@ -119,4 +115,16 @@ func askAll(ctx context.Context, env engine.Env, asks []toolJobAsk) (map[string]
 	}
 	wg.Wait()
 	return answers, firstErr
+}
+
+// sleep waits ms milliseconds or until ctx ends (its error).
+func sleep(ctx context.Context, ms int) error {
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
