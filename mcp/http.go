@@ -41,13 +41,14 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler returns the Streamable HTTP endpoint (mount it at /mcp).
-// Requests of MCP 2026-07-28 and later go to the SDK's stateless handler
-// (versionRouter); older ones to its stateful handler: sessions
-// (Mcp-Session-Id), POST, GET (SSE) and DELETE. In front of both, in order: the Host check against DNS rebinding
+// In front of everything, in order: the Host check against DNS rebinding
 // (403, httpguard.HostAllowed, shared with the dashboard), the Origin
-// allow-list (403), the optional bearer token (401), a 4 MiB body cap, the
+// allow-list (403), the optional bearer token (401) and a 4 MiB body cap.
+// Then versionRouter (http_versions.go) sends requests of MCP 2026-07-28
+// and later to the SDK's stateless handler, and older ones through the
 // Tasks shim lifting params.task (task_shim.go) and the idle-session
-// reaper.
+// reaper to its stateful handler: sessions (Mcp-Session-Id), POST, GET
+// (SSE) and DELETE.
 //
 // Two SDK features are replaced by ours on purpose: its Host check compares
 // "localhost" case-sensitively (Host: LOCALHOST got 403 here while the
