@@ -72,7 +72,7 @@ type detailedTaskResult struct {
 	// Result is the tool's CallToolResult with resultType "complete", as
 	// 2026-07-28 requires of every result.
 	Result json.RawMessage `json:"result,omitempty"`
-	Error         *jsonrpc.Error             `json:"error,omitempty"`
+	Error  *jsonrpc.Error  `json:"error,omitempty"`
 }
 
 // completeResult is the empty acknowledgement of tasks/update and

@@ -13,7 +13,7 @@ import (
 func testInputs(t *testing.T, nh func(t *testing.T) Harness) {
 	ask := func(id string, expires int64) engine.InputRequest {
 		return engine.InputRequest{RunID: "run_1", RequestID: id, Kind: "mcp", Message: "Delete it?",
-			Request: json.RawMessage(`{"method":"elicitation/create","params":{"message":"Delete it?"}}`),
+			Request:     json.RawMessage(`{"method":"elicitation/create","params":{"message":"Delete it?"}}`),
 			RequestedAt: base + 10, ExpiresAt: expires}
 	}
 	t.Run("AskAnswerAcrossHandles", func(t *testing.T) {
