@@ -11,13 +11,16 @@ import (
 
 // AddInputRequest stores a question of a run. A question already stored
 // under the same (run_id, request_id) is kept as it is, answer included,
-// so a run resumed after a crash that asks again gets the earlier answer.
+// so a run resumed after a crash that asks again gets the earlier answer;
+// an unanswered one takes the new public key (the old private half went
+// with the process that asked).
 func (d *DB) AddInputRequest(ctx context.Context, q engine.InputRequest) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO run_inputs
-			(run_id, request_id, kind, message, request, requested_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, request_id) DO NOTHING`,
-			q.RunID, q.RequestID, q.Kind, q.Message, string(q.Request), q.RequestedAt, q.ExpiresAt)
+			(run_id, request_id, kind, message, request, requested_at, expires_at, public_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, request_id) DO UPDATE
+			SET public_key = excluded.public_key WHERE response IS NULL`,
+			q.RunID, q.RequestID, q.Kind, q.Message, string(q.Request), q.RequestedAt, q.ExpiresAt, nullBytes(q.PublicKey))
 		if err != nil {
 			return fmt.Errorf("db: add input request: %w", err)
 		}
@@ -27,19 +30,37 @@ func (d *DB) AddInputRequest(ctx context.Context, q engine.InputRequest) error {
 
 // InputRequests returns a run's questions in the order they were asked.
 func (d *DB) InputRequests(ctx context.Context, runID string) ([]engine.InputRequest, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT request_id, kind, message, request, requested_at,
-		expires_at, response, answered_at FROM run_inputs WHERE run_id = ? ORDER BY requested_at, request_id`, runID)
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+inputColumns+` FROM run_inputs
+		WHERE run_id = ? ORDER BY requested_at, request_id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("db: list input requests: %w", err)
 	}
+	return scanInputs(rows)
+}
+
+// OutstandingInputs returns the unanswered questions of every run that
+// have not expired at now, oldest first.
+func (d *DB) OutstandingInputs(ctx context.Context, now int64) ([]engine.InputRequest, error) {
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+inputColumns+` FROM run_inputs
+		WHERE response IS NULL AND expires_at > ? ORDER BY requested_at, run_id, request_id`, now)
+	if err != nil {
+		return nil, fmt.Errorf("db: list outstanding input requests: %w", err)
+	}
+	return scanInputs(rows)
+}
+
+const inputColumns = `run_id, request_id, kind, message, request, requested_at, expires_at, response, answered_at, public_key`
+
+func scanInputs(rows *sql.Rows) ([]engine.InputRequest, error) {
 	defer rows.Close()
 	out := []engine.InputRequest{}
 	for rows.Next() {
-		q := engine.InputRequest{RunID: runID}
+		var q engine.InputRequest
 		var request string
 		var response sql.NullString
 		var answeredAt sql.NullInt64
-		if err := rows.Scan(&q.RequestID, &q.Kind, &q.Message, &request, &q.RequestedAt, &q.ExpiresAt, &response, &answeredAt); err != nil {
+		if err := rows.Scan(&q.RunID, &q.RequestID, &q.Kind, &q.Message, &request, &q.RequestedAt, &q.ExpiresAt,
+			&response, &answeredAt, &q.PublicKey); err != nil {
 			return nil, fmt.Errorf("db: scan input request: %w", err)
 		}
 		q.Request = []byte(request)
@@ -53,6 +74,14 @@ func (d *DB) InputRequests(ctx context.Context, runID string) ([]engine.InputReq
 		return nil, fmt.Errorf("db: list input requests: %w", err)
 	}
 	return out, nil
+}
+
+// nullBytes is NULL for an empty slice.
+func nullBytes(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 // AnswerInput stores the response of an outstanding question that has not

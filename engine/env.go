@@ -18,9 +18,14 @@ type runEnv struct {
 	done   map[string]Item
 	log    *slog.Logger
 	cancel func(error)
+	// deadline is the run's timeout clock, paused while it waits for input.
+	deadline *runDeadline
 
 	mu           sync.Mutex
 	lastProgress time.Time
+	// progress is the last progress recorded, restored after a wait for
+	// input changed its message.
+	progress Progress
 }
 
 var _ Env = (*runEnv)(nil)
@@ -50,6 +55,7 @@ func (v *runEnv) Checkpoint(ctx context.Context, it Item, p Progress) error {
 	if err == nil {
 		v.mu.Lock()
 		v.lastProgress = time.Now()
+		v.progress = p
 		v.mu.Unlock()
 		v.e.notify()
 	}
@@ -60,12 +66,18 @@ func (v *runEnv) Checkpoint(ctx context.Context, it Item, p Progress) error {
 // every 200 ms.
 func (v *runEnv) SetProgress(p Progress) {
 	v.mu.Lock()
+	v.progress = p
 	if time.Since(v.lastProgress) < 200*time.Millisecond {
 		v.mu.Unlock()
 		return
 	}
 	v.lastProgress = time.Now()
 	v.mu.Unlock()
+	v.saveProgress(p)
+}
+
+// saveProgress writes p now, with its "progress" event.
+func (v *runEnv) saveProgress(p Progress) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := v.e.store.SaveProgress(ctx, v.run.RunID, v.e.holder(v.run), p, v.e.now())

@@ -15,12 +15,26 @@ import (
 // process on the database) writes the response there. The waiting run
 // polls its rows, waking early on local changes.
 
+// Input kinds: what a question asks for.
+const (
+	// InputText asks for a value the person types (shown as typed).
+	InputText = "text"
+	// InputSecret asks for a value that stays secret: a one-time code, a
+	// PIN. Its answer travels sealed to the executing process (seal.go)
+	// and is masked wherever the run writes.
+	InputSecret = "secret"
+	// InputConfirm asks a yes/no question.
+	InputConfirm = "confirm"
+	// InputMCP is a raw MCP input request (the protocol fixtures).
+	InputMCP = "mcp"
+)
+
 // InputRequest is one question a run asked, and its answer once given.
 type InputRequest struct {
 	RunID     string `json:"runId"`
 	RequestID string `json:"requestId"`
-	// Kind says what is asked: "text", "secret", "confirm", or "mcp" for a
-	// raw MCP input request (Request says which).
+	// Kind says what is asked: InputText, InputSecret, InputConfirm or
+	// InputMCP (Request says which).
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	// Request is the MCP form of the question: {"method", "params"}, as it
@@ -29,9 +43,27 @@ type InputRequest struct {
 	RequestedAt int64           `json:"requestedAt"`
 	ExpiresAt   int64           `json:"expiresAt"`
 	// Response is the answer (the MCP result of Request), nil while the
-	// question is outstanding.
+	// question is outstanding; for a secret question it is sealed.
 	Response   json.RawMessage `json:"response,omitempty"`
 	AnsweredAt int64           `json:"answeredAt,omitempty"`
+	// PublicKey is the X25519 key answers to a secret question are sealed
+	// to (nil for other kinds).
+	PublicKey []byte `json:"-"`
+}
+
+// WaitingInput is what a Run shows of the question it waits on, as its
+// optional inputRequest field.
+type WaitingInput struct {
+	RequestID   string `json:"requestId"`
+	Kind        string `json:"kind"`
+	Message     string `json:"message"`
+	RequestedAt int64  `json:"requestedAt"`
+	ExpiresAt   int64  `json:"expiresAt"`
+}
+
+// Waiting is the view of the request a Run shows.
+func (r InputRequest) Waiting() *WaitingInput {
+	return &WaitingInput{RequestID: r.RequestID, Kind: r.Kind, Message: r.Message, RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt}
 }
 
 // Answered reports whether the request has its response.
@@ -54,30 +86,53 @@ const inputPoll = 250 * time.Millisecond
 
 // Ask stores the question and waits for its answer, which it returns. A
 // question asked again with the same RequestID (a run resumed after a
-// crash) keeps its stored answer. The wait ends with the run's context
-// (cancel, timeout) or with RUN_TIMEOUT, details.reason "no answer", when
-// nobody answered within the input timeout.
+// crash) keeps its stored answer. While it waits the run's timeout clock
+// stops, progress.message says what it waits for, and an "input" event is
+// logged. The wait ends with the run's context (cancel, shutdown) or with
+// RUN_TIMEOUT, details.reason "no answer", when nobody answered within the
+// input timeout. A secret question's answer arrives sealed (seal.go); its
+// values are masked in everything the run writes from then on.
 func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, error) {
 	if q.RequestID == "" || len(q.Request) == 0 {
 		return nil, Errorf(ExecutionError, "input request needs a requestId and a request")
 	}
+	runID := v.run.RunID
 	now := v.e.now()
-	q.RunID = v.run.RunID
+	q.RunID = runID
 	q.RequestedAt = now
 	q.ExpiresAt = now + v.e.cfg.InputTimeoutMs
+	if q.Kind == InputSecret {
+		pub, err := v.e.inputKeys.generate(runID, q.RequestID)
+		if err != nil {
+			return nil, Wrap(ExecutionError, err, "%v", err)
+		}
+		q.PublicKey = pub
+		defer v.e.inputKeys.forget(runID, q.RequestID)
+	}
 	wctx, cancel := writeCtx(ctx)
 	err := v.e.store.AddInputRequest(wctx, q)
 	cancel()
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "store input request: %v", err)
 	}
-	v.e.event(v.run.RunID, "input", map[string]any{"requestId": q.RequestID, "kind": q.Kind, "message": q.Message})
+	if v.deadline != nil {
+		v.deadline.pause()
+		defer v.deadline.resume()
+	}
+	v.mu.Lock()
+	before := v.progress
+	v.mu.Unlock()
+	waiting := before
+	waiting.Message = "waiting for input: " + q.Message
+	v.saveProgress(waiting)
+	defer v.saveProgress(before)
+	v.e.event(runID, "input", map[string]any{"requestId": q.RequestID, "kind": q.Kind, "message": q.Message})
 	v.e.notify()
 	t := time.NewTicker(inputPoll)
 	defer t.Stop()
 	for {
 		ch := v.e.changes()
-		reqs, err := v.e.store.InputRequests(ctx, v.run.RunID)
+		reqs, err := v.e.store.InputRequests(ctx, runID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -89,11 +144,11 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 				continue
 			}
 			if r.Answered() {
-				return r.Response, nil
+				return v.opened(r)
 			}
 			if v.e.now() >= r.ExpiresAt {
-				return nil, Errorf(RunTimeout, "no answer to %q within %d ms", q.Message, v.e.cfg.InputTimeoutMs).
-					WithDetails(map[string]any{"reason": "no answer", "requestId": q.RequestID})
+				return nil, Errorf(RunTimeout, "no answer to %q within %d ms (--input-timeout-ms)", q.Message, v.e.cfg.InputTimeoutMs).
+					WithDetails(map[string]any{"reason": "no answer", "requestId": q.RequestID, "inputTimeoutMs": v.e.cfg.InputTimeoutMs})
 			}
 		}
 		select {
@@ -103,6 +158,27 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 		case <-t.C:
 		}
 	}
+}
+
+// opened returns a stored answer in clear: a secret one is opened with this
+// process's key and its values join the run's secrets.
+func (v *runEnv) opened(r InputRequest) (json.RawMessage, error) {
+	if r.Kind != InputSecret {
+		return r.Response, nil
+	}
+	resp, ok := v.e.inputKeys.open(r.RunID, r.RequestID, r.PublicKey, r.Response)
+	if !ok {
+		return nil, interruptedError().WithDetails(map[string]any{"reason": "the secret answer was sealed for a process that stopped", "requestId": r.RequestID})
+	}
+	var res elicitResult
+	if json.Unmarshal(resp, &res) == nil {
+		for _, val := range res.Content {
+			if s, ok := val.(string); ok {
+				v.e.secrets.add(r.RunID, s)
+			}
+		}
+	}
+	return resp, nil
 }
 
 // PendingInputs returns the questions run runID is waiting on (empty for
@@ -132,6 +208,19 @@ func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, respo
 	}
 	if len(response) == 0 {
 		return false, Errorf(InvalidParameter, "the response to %q is empty", requestID)
+	}
+	// A secret question's answer is sealed to the asking process's key
+	// before it is written (seal.go).
+	reqs, err := e.store.InputRequests(ctx, runID)
+	if err != nil {
+		return false, Wrap(ExecutionError, err, "read input requests: %v", err)
+	}
+	for _, r := range reqs {
+		if r.RequestID == requestID && r.Kind == InputSecret {
+			if response, err = sealAnswer(r.PublicKey, response); err != nil {
+				return false, Wrap(ExecutionError, err, "%v", err)
+			}
+		}
 	}
 	ok, err := e.store.AnswerInput(ctx, AnswerInputParams{RunID: runID, RequestID: requestID, Response: response, Now: e.now()})
 	if err != nil {

@@ -28,8 +28,12 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 	if timeout <= 0 {
 		timeout = time.Duration(e.cfg.AsyncTimeoutMs) * time.Millisecond
 	}
-	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errCauseTimeout)
-	defer cancel()
+	// The timeout bounds the running phase, less the time spent waiting for
+	// a person (deadline.go).
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	deadline := newRunDeadline(timeout, func() { cancel(errCauseTimeout) })
+	defer deadline.stop()
 
 	done := map[string]Item{}
 	// Checkpoints exist only from earlier attempts: the first attempt of a
@@ -44,7 +48,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 			log.Warn("load checkpoints failed", "err", err)
 		}
 	}
-	env := &runEnv{e: e, run: r, done: done, log: log, cancel: stop}
+	env := &runEnv{e: e, run: r, done: done, log: log, cancel: stop, deadline: deadline}
 	log.Debug("run started", "resumedItems", len(done))
 
 	out, err := e.callTemplate(rctx, tpl, env)

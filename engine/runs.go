@@ -64,7 +64,25 @@ func (e *Engine) Get(ctx context.Context, runID string) (*Run, error) {
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "load run: %v", err)
 	}
+	if r.Status == StatusRunning {
+		reqs, err := e.store.InputRequests(ctx, runID)
+		if err != nil {
+			return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
+		}
+		e.attachInputs(r, reqs, now)
+	}
 	return e.present(r, now), nil
+}
+
+// attachInputs sets r.InputRequest to the oldest of reqs that is r's,
+// unanswered and not expired at now.
+func (e *Engine) attachInputs(r *Run, reqs []InputRequest, now int64) {
+	for _, q := range reqs {
+		if q.RunID == r.RunID && !q.Answered() && now < q.ExpiresAt {
+			r.InputRequest = q.Waiting()
+			return
+		}
+	}
 }
 
 // List returns a page of runs newest first. Errors: INVALID_PARAMETER.
@@ -90,7 +108,16 @@ func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "list runs: %v", err)
 	}
+	var waiting []InputRequest
 	for _, r := range runs {
+		if r.Status == StatusRunning && waiting == nil {
+			if waiting, err = e.store.OutstandingInputs(ctx, now); err != nil {
+				return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
+			}
+		}
+		if r.Status == StatusRunning {
+			e.attachInputs(r, waiting, now)
+		}
 		e.present(r, now)
 	}
 	if runs == nil {
@@ -143,6 +170,17 @@ func (e *Engine) Detail(ctx context.Context, runID string) (*RunDetail, error) {
 // change, and at least every 250 ms for runs executed by peers. If ctx ends
 // first, Wait returns ctx's error; the run goes on.
 func (e *Engine) Wait(ctx context.Context, runID string, onChange func(*Run)) (*Run, error) {
+	return e.wait(ctx, runID, onChange, false)
+}
+
+// WaitSettled is Wait that also returns when the run starts waiting for
+// input (its InputRequest is set): a caller that cannot answer questions
+// itself answers with the run as it is, so nobody hangs on a person.
+func (e *Engine) WaitSettled(ctx context.Context, runID string, onChange func(*Run)) (*Run, error) {
+	return e.wait(ctx, runID, onChange, true)
+}
+
+func (e *Engine) wait(ctx context.Context, runID string, onChange func(*Run), orInput bool) (*Run, error) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	var last *Run
@@ -155,11 +193,11 @@ func (e *Engine) Wait(ctx context.Context, runID string, onChange func(*Run)) (*
 			}
 			return nil, err
 		}
-		if onChange != nil && (last == nil || last.Status != r.Status || last.Progress != r.Progress) {
+		if onChange != nil && (last == nil || last.Status != r.Status || last.Progress != r.Progress || (last.InputRequest == nil) != (r.InputRequest == nil)) {
 			onChange(r)
 		}
 		last = r
-		if r.Status.Terminal() {
+		if r.Status.Terminal() || (orInput && r.InputRequest != nil) {
 			return r, nil
 		}
 		select {

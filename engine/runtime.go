@@ -26,7 +26,10 @@ type Engine struct {
 	browser   Browser
 	// secrets holds secret inputs in memory only (secrets.go); named are
 	// the browser sessions opened here (sessions.go).
-	secrets   *secretVault
+	secrets *secretVault
+	// inputKeys are the private halves of secret questions asked here
+	// (seal.go).
+	inputKeys *keyRing
 	named     sessionSet
 	version   string
 	protocols []string
@@ -84,6 +87,7 @@ func New(o Options) (*Engine, error) {
 		active:    map[string]*activeRun{},
 		changed:   make(chan struct{}),
 		secrets:   newSecretVault(),
+		inputKeys: newKeyRing(),
 	}
 	// Every write goes through the redacting wrapper (secret_store.go).
 	e.store = &secretStore{Store: o.Store, vault: e.secrets}

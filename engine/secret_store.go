@@ -14,12 +14,7 @@ type secretStore struct {
 	vault *secretVault
 }
 
-func (s *secretStore) values(runID string) []string {
-	if r := s.vault.get(runID); r != nil {
-		return r.values
-	}
-	return nil
-}
+func (s *secretStore) values(runID string) []string { return s.vault.values(runID) }
 
 // FinishRun redacts the result and error.
 func (s *secretStore) FinishRun(ctx context.Context, f Finish) error {

@@ -74,6 +74,36 @@ func (v *secretVault) get(runID string) *runSecrets {
 	return v.byRun[runID]
 }
 
+// add registers one more secret value of a run (an answer given while it
+// runs), creating the run's entry when it had no secret inputs.
+func (v *secretVault) add(runID, value string) {
+	if value == "" {
+		return
+	}
+	forms := secretForms(value)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	cur := v.byRun[runID]
+	if cur == nil {
+		cur = &runSecrets{}
+		v.byRun[runID] = cur
+	}
+	all := append(append([]string{}, cur.values...), forms...)
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	// A new slice, so readers holding the old one see a consistent list.
+	cur.values = all
+}
+
+// values returns a run's secret values (nil when it has none here).
+func (v *secretVault) values(runID string) []string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if r := v.byRun[runID]; r != nil {
+		return r.values
+	}
+	return nil
+}
+
 // forget drops a run's secrets.
 func (v *secretVault) forget(runID string) {
 	v.mu.Lock()
@@ -214,40 +244,53 @@ func redactError(e *Error, values []string) *Error {
 }
 
 // redactHandler is a slog.Handler that masks a run's secrets in the
-// message and in every string attribute.
+// message and in every string attribute. It reads the values at each line,
+// so a secret the run receives while it runs (a one-time code) is masked
+// from then on.
 type redactHandler struct {
-	h      slog.Handler
-	values []string
+	h     slog.Handler
+	vault *secretVault
+	runID string
 }
 
 func (r redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
 
 func (r redactHandler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, redactText(rec.Message, r.values), rec.PC)
+	values := r.vault.values(r.runID)
+	if len(values) == 0 {
+		return r.h.Handle(ctx, rec)
+	}
+	out := slog.NewRecord(rec.Time, rec.Level, redactText(rec.Message, values), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(r.attr(a))
+		out.AddAttrs(redactAttr(a, values))
 		return true
 	})
 	return r.h.Handle(ctx, out)
 }
 
-func (r redactHandler) attr(a slog.Attr) slog.Attr {
+// attr masks an attribute with the values known now (WithAttrs).
+func (r redactHandler) attr(a slog.Attr) slog.Attr { return redactAttr(a, r.vault.values(r.runID)) }
+
+func redactAttr(a slog.Attr, values []string) slog.Attr {
+	if len(values) == 0 {
+		return a
+	}
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, redactText(v.String(), r.values))
+		return slog.String(a.Key, redactText(v.String(), values))
 	case slog.KindGroup:
 		attrs := v.Group()
 		out := make([]any, 0, len(attrs))
 		for _, g := range attrs {
-			out = append(out, r.attr(g))
+			out = append(out, redactAttr(g, values))
 		}
 		return slog.Group(a.Key, out...)
 	case slog.KindAny:
 		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, redactText(err.Error(), r.values))
+			return slog.String(a.Key, redactText(err.Error(), values))
 		}
-		return slog.String(a.Key, redactText(v.String(), r.values))
+		return slog.String(a.Key, redactText(v.String(), values))
 	}
 	return slog.Attr{Key: a.Key, Value: v}
 }
@@ -257,19 +300,17 @@ func (r redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	for _, a := range as {
 		out = append(out, r.attr(a))
 	}
-	return redactHandler{h: r.h.WithAttrs(out), values: r.values}
+	return redactHandler{h: r.h.WithAttrs(out), vault: r.vault, runID: r.runID}
 }
 
 func (r redactHandler) WithGroup(name string) slog.Handler {
-	return redactHandler{h: r.h.WithGroup(name), values: r.values}
+	return redactHandler{h: r.h.WithGroup(name), vault: r.vault, runID: r.runID}
 }
 
-// runLogger returns log, masking the run's secrets when it has any.
+// runLogger returns log masking the run's secrets: those of its inputs and
+// those it receives while it runs.
 func (e *Engine) runLogger(runID string, log *slog.Logger) *slog.Logger {
-	if s := e.secrets.get(runID); s != nil && len(s.values) > 0 {
-		return slog.New(redactHandler{h: log.Handler(), values: s.values})
-	}
-	return log
+	return slog.New(redactHandler{h: log.Handler(), vault: e.secrets, runID: runID})
 }
 
 // protectSecrets prepares a submission's inputs: it returns the inputs to

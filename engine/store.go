@@ -66,6 +66,9 @@ type Store interface {
 	// InputRequests returns a run's questions in the order asked (empty
 	// for an unknown run).
 	InputRequests(ctx context.Context, runID string) ([]InputRequest, error)
+	// OutstandingInputs returns every run's unanswered questions that have
+	// not expired at now, oldest first.
+	OutstandingInputs(ctx context.Context, now int64) ([]InputRequest, error)
 	// AnswerInput stores the response of an outstanding, unexpired
 	// question and reports true; false when it was answered already or
 	// has expired. Errors: ErrNotFound for a question never asked.

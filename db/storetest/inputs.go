@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -69,6 +70,62 @@ func testInputs(t *testing.T, nh func(t *testing.T) Harness) {
 			Response: json.RawMessage(`{"action":"accept"}`), Now: base + 100})
 		if err != nil || ok {
 			t.Fatalf("AnswerInput at expiry = %v, %v; want false", ok, err)
+		}
+	})
+	t.Run("OutstandingAndKeys", func(t *testing.T) {
+		h := nh(t)
+		other := peer(t, h)
+		mustCreate(t, h.Store, queuedRun("run_1", base))
+		mustCreate(t, h.Store, queuedRun("run_2", base))
+		key1, key2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+		sec := ask("otp", base+1000)
+		sec.Kind, sec.PublicKey = "secret", key1
+		if err := h.Store.AddInputRequest(t.Context(), sec); err != nil {
+			t.Fatal(err)
+		}
+		second := ask("go", base+1000)
+		second.RunID = "run_2"
+		if err := h.Store.AddInputRequest(t.Context(), second); err != nil {
+			t.Fatal(err)
+		}
+		expired := ask("old", base+50)
+		if err := h.Store.AddInputRequest(t.Context(), expired); err != nil {
+			t.Fatal(err)
+		}
+		// Asked again unanswered (a new process): the new key replaces the old.
+		sec.PublicKey = key2
+		if err := h.Store.AddInputRequest(t.Context(), sec); err != nil {
+			t.Fatal(err)
+		}
+		got, err := other.OutstandingInputs(t.Context(), base+100)
+		if err != nil || len(got) != 2 {
+			t.Fatalf("OutstandingInputs = %+v, %v; want otp and go", got, err)
+		}
+		byID := map[string]engine.InputRequest{}
+		for _, q := range got {
+			byID[q.RunID+"/"+q.RequestID] = q
+		}
+		if q := byID["run_1/otp"]; !bytes.Equal(q.PublicKey, key2) || q.Kind != "secret" {
+			t.Errorf("secret request = %+v, want the second key", q)
+		}
+		if q := byID["run_2/go"]; q.PublicKey != nil {
+			t.Errorf("request without a key has %x", q.PublicKey)
+		}
+		if ok, err := other.AnswerInput(t.Context(), engine.AnswerInputParams{RunID: "run_1", RequestID: "otp",
+			Response: json.RawMessage(`{"sealed":"AAAA"}`), Now: base + 200}); err != nil || !ok {
+			t.Fatalf("AnswerInput = %v, %v", ok, err)
+		}
+		// Asked again answered: the key and the answer stay.
+		sec.PublicKey = key1
+		if err := h.Store.AddInputRequest(t.Context(), sec); err != nil {
+			t.Fatal(err)
+		}
+		all, err := h.Store.InputRequests(t.Context(), "run_1")
+		if err != nil || len(all) != 2 || !bytes.Equal(all[1].PublicKey, key2) || !all[1].Answered() {
+			t.Fatalf("InputRequests = %+v, %v", all, err)
+		}
+		if got, err := h.Store.OutstandingInputs(t.Context(), base+300); err != nil || len(got) != 1 || got[0].RequestID != "go" {
+			t.Fatalf("OutstandingInputs after the answer = %+v, %v", got, err)
 		}
 	})
 }

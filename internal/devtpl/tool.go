@@ -33,11 +33,14 @@ type toolJobInputs struct {
 	RPCError  json.RawMessage `json:"rpcError,omitempty"`
 }
 
-// toolJobAsk is one question: the request id and its MCP input request.
+// toolJobAsk is one question: the request id and either its MCP input
+// request, or a kind (text, secret, confirm) asked as templates ask a
+// person (engine.AskText, engine.AskConfirm).
 type toolJobAsk struct {
 	RequestID string          `json:"requestId"`
 	Message   string          `json:"message"`
 	Request   json.RawMessage `json:"request"`
+	Kind      string          `json:"kind"`
 }
 
 // Info describes dev_tool_job.
@@ -45,13 +48,15 @@ func (ToolJob) Info() engine.TemplateInfo {
 	return engine.TemplateInfo{
 		TemplateID: ToolJobID, Version: 1, Versions: []int{1},
 		Title:       "Tool job (development)",
-		Description: "Development template behind the MCP fixture tools that run as tasks: sleeps sleepMs, asks the MCP input requests of ask (all at once) and waits for their answers, then fails with rpcError or succeeds with {tool, arguments, answers}. Never touches the browser.",
+		Description: "Development template behind the MCP fixture tools that run as tasks: sleeps sleepMs, asks the questions of ask (MCP input requests, or text/secret/confirm questions for a person; all at once) and waits for their answers, then fails with rpcError or succeeds with {tool, arguments, answers}. Never touches the browser.",
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["tool"],"properties":{
 			"tool":{"type":"string","minLength":1},
 			"arguments":{},
 			"sleepMs":{"type":"integer","minimum":0,"maximum":600000},
-			"ask":{"type":"array","items":{"type":"object","required":["requestId","request"],"properties":{
-				"requestId":{"type":"string","minLength":1},"message":{"type":"string"},"request":{"type":"object"}}}},
+			"ask":{"type":"array","items":{"type":"object","required":["requestId"],"properties":{
+				"requestId":{"type":"string","minLength":1},"message":{"type":"string"},"request":{"type":"object"},
+				"kind":{"enum":["text","secret","confirm"]}},
+				"oneOf":[{"required":["request"]},{"required":["kind"]}]}},
 			"rpcError":{"type":"object","required":["code","message"]}}}`),
 		ResultSchema: json.RawMessage(`{"type":"object"}`),
 		TrustLevel:   "any",
@@ -101,7 +106,7 @@ func askAll(ctx context.Context, env engine.Env, asks []toolJobAsk) (map[string]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := env.Ask(ctx, engine.InputRequest{RequestID: a.RequestID, Kind: "mcp", Message: a.Message, Request: a.Request})
+			resp, err := ask(ctx, env, a)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -115,6 +120,26 @@ func askAll(ctx context.Context, env engine.Env, asks []toolJobAsk) (map[string]
 	}
 	wg.Wait()
 	return answers, firstErr
+}
+
+// ask asks one question and returns its answer: the MCP result, or
+// {"value"} / {"confirm"} for a person's question.
+func ask(ctx context.Context, env engine.Env, a toolJobAsk) (json.RawMessage, error) {
+	switch a.Kind {
+	case engine.InputText, engine.InputSecret:
+		v, err := engine.AskText(ctx, env, a.RequestID, a.Kind, a.Message)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]string{"value": v})
+	case engine.InputConfirm:
+		yes, err := engine.AskConfirm(ctx, env, a.RequestID, a.Message)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]bool{"confirm": yes})
+	}
+	return env.Ask(ctx, engine.InputRequest{RequestID: a.RequestID, Kind: engine.InputMCP, Message: a.Message, Request: a.Request})
 }
 
 // sleep waits ms milliseconds or until ctx ends (its error).
