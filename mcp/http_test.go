@@ -159,7 +159,7 @@ func TestHTTPClientSessionEndToEnd(t *testing.T) {
 	tc := &testClient{cs: cs, tools: map[string]*sdk.Tool{}}
 	list, err := cs.ListTools(ctx, nil)
 	// The seven v1 tools, the two v1.1 event tools and the four session tools.
-	if err != nil || len(list.Tools) != 13 {
+	if err != nil || len(list.Tools) != 14 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(list.Tools))
 	}
 	for _, tool := range list.Tools {

@@ -496,7 +496,7 @@ func TestGoClientModernOverHTTP(t *testing.T) {
 		t.Errorf("a stateless client got session id %q", cs.ID())
 	}
 	list, err := cs.ListTools(ctx, nil)
-	if err != nil || len(list.Tools) < 13 {
+	if err != nil || len(list.Tools) < 14 {
 		t.Fatalf("tools/list: %v (%d tools)", err, len(list.Tools))
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run_task_template", Arguments: map[string]any{
@@ -521,7 +521,7 @@ func TestFixturesOnlyWithTheFlag(t *testing.T) {
 	c := &modernClient{t: t, url: ts.URL + "/mcp"}
 	list := c.call("tools/list", nil, modernOpts{})
 	tools, _ := list.result["tools"].([]any)
-	if len(tools) != 13 {
+	if len(tools) != 14 {
 		t.Fatalf("tools without fixtures: %d (%s)", len(tools), list.raw)
 	}
 	for _, name := range []string{"greet", "slow_compute", "test_simple_text"} {

@@ -27,7 +27,8 @@ func autoBudget(p engine.Profile) time.Duration {
 }
 
 // waitAnswer waits for the submitted run to end and answers with it (mode
-// sync). budget > 0 is auto mode: when the budget elapses first the answer
+// sync); a run that starts waiting for a person is answered at once as
+// async, with its inputRequest. budget > 0 is auto mode: when the budget elapses first the answer
 // is the async handle and the run goes on. While waiting, progress is
 // relayed to the client when the request has a progressToken. If the
 // request itself is cancelled, the run is cancelled too, unless the
@@ -40,10 +41,15 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 		defer cancel()
 	}
 	relay := s.startProgress(ctx, req, sub.Run)
-	run, err := s.eng.Wait(waitCtx, sub.Run.RunID, relay.update)
+	run, err := s.eng.WaitSettled(waitCtx, sub.Run.RunID, relay.update)
 	relay.stop()
 
 	switch {
+	case err == nil && !run.Status.Terminal():
+		// The run waits for a person: answer now, as async, with the
+		// question, so the client neither hangs nor times out on it.
+		offerTask(ctx, run, sub.Deduplicated)
+		return asyncAnswer(run, dedupOf(sub))
 	case err == nil:
 		return syncAnswer(run, dedupOf(sub))
 	case ctx.Err() != nil:

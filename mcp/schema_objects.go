@@ -126,14 +126,15 @@ func runSchema() map[string]any {
 			"elapsedMs": integer("Running time so far, or total once terminal."),
 			"queuedMs":  integer("Time spent queued."),
 		}, "elapsedMs"),
-		"result":      map[string]any{"description": "The template's result; null unless succeeded or partial_success."},
-		"error":       map[string]any{"anyOf": []any{map[string]any{"type": "null"}, errorObjectSchema()}, "description": "Null unless failed or canceled."},
-		"artifactIds": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		"createdAt":   integer("Unix ms."),
-		"updatedAt":   integer("Unix ms."),
-		"startedAt":   nullableInt("Unix ms, or null before the run starts."),
-		"finishedAt":  nullableInt("Unix ms, or null before the run ends."),
-		"expiresAt":   nullableInt("Unix ms after which the run may be forgotten."),
+		"result":       map[string]any{"description": "The template's result; null unless succeeded or partial_success."},
+		"error":        map[string]any{"anyOf": []any{map[string]any{"type": "null"}, errorObjectSchema()}, "description": "Null unless failed or canceled."},
+		"artifactIds":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"createdAt":    integer("Unix ms."),
+		"updatedAt":    integer("Unix ms."),
+		"startedAt":    nullableInt("Unix ms, or null before the run starts."),
+		"finishedAt":   nullableInt("Unix ms, or null before the run ends."),
+		"expiresAt":    nullableInt("Unix ms after which the run may be forgotten."),
+		"inputRequest": inputRequestSchema(),
 	}, "runId", "templateId", "sessionId", "status", "progress", "metrics", "result", "error", "artifactIds", "createdAt", "updatedAt")
 }
 
@@ -158,7 +159,21 @@ func asyncHandleSchema() map[string]any {
 		"deduplicated":     map[string]any{"type": "boolean", "description": "True when idempotencyKey matched an existing run."},
 		"inputsMatch":      inputsMatchSchema(),
 		"ignoredArguments": ignoredArgumentsSchema(),
+		"inputRequest":     inputRequestSchema(),
 	}, "runId", "sessionId", "status", "mode", "deduplicated")
+}
+
+// inputRequestSchema is the optional field of a running run that waits for
+// a person (v1 adds it; null or absent otherwise).
+func inputRequestSchema() map[string]any {
+	return map[string]any{"anyOf": []any{map[string]any{"type": "null"}, object(map[string]any{
+		"requestId":   str("Answer with answer_task_run {runId, requestId, value | confirm}."),
+		"kind":        map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm, engine.InputMCP}},
+		"message":     str("What the run asks, for the person (never answer it yourself)."),
+		"requestedAt": integer("Unix ms."),
+		"expiresAt":   integer("Unix ms; without an answer by then the run fails RUN_TIMEOUT (reason \"no answer\")."),
+	}, "requestId", "kind", "message", "requestedAt", "expiresAt")},
+		"description": "Set while the running run waits for a person's answer (a one-time code, a confirmation); null otherwise."}
 }
 
 // ignoredArgumentsSchema is the optional v1.1 list of unknown arguments.

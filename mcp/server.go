@@ -24,12 +24,14 @@ type Engine interface {
 	List(ctx context.Context, q engine.ListQuery) (*engine.RunList, error)
 	Cancel(ctx context.Context, runID, reason string) (*engine.CancelResult, error)
 	Wait(ctx context.Context, runID string, onChange func(*engine.Run)) (*engine.Run, error)
+	WaitSettled(ctx context.Context, runID string, onChange func(*engine.Run)) (*engine.Run, error)
 	ReadArtifact(ctx context.Context, artifactID string, offset, length int64) (*engine.ArtifactChunk, error)
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 
 	PendingInputs(ctx context.Context, runID string) ([]engine.InputRequest, error)
 	AnswerInput(ctx context.Context, runID, requestID string, response json.RawMessage) (bool, error)
+	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingInput, error)
 
 	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
 	WaitEvents(ctx context.Context, runID string, afterSeq int64, wait time.Duration) ([]engine.Event, int64, bool, error)
@@ -78,7 +80,8 @@ const instructions = "browsertask runs browser automation as durable runs. " +
 	"Call list_task_templates to see what can be run, run_task_template to start a run " +
 	"(mode auto answers with the finished run when it ends quickly, otherwise with a runId to poll), " +
 	"get_task_run to poll, cancel_task_run to stop, get_artifact to read large outputs in chunks, " +
-	"and get_runtime_profile for the limits."
+	"and get_runtime_profile for the limits. A running run with inputRequest set waits for a person: " +
+	"ask your user and pass their answer with answer_task_run; never make one up."
 
 // supportedProtocolVersions are the MCP versions served, newest first.
 // 2026-07-28 is stateless (per-request _meta, server/discover) and gets
@@ -170,6 +173,7 @@ func (s *Server) tools() []toolDef {
 		s.getTaskRunEventsTool(), s.subscribeTaskRunEventsTool(), // v1.1 event log (tool_events.go)
 		s.createBrowserSessionTool(), s.listBrowserSessionsTool(), // browser sessions (tool_sessions.go)
 		s.closeBrowserSessionTool(), s.exportSessionStateTool(),
+		s.answerTaskRunTool(), // runs that wait for a person (tool_answer_run.go)
 	}
 }
 

@@ -63,6 +63,15 @@ func taskStatusOf(s engine.RunStatus) string {
 	return taskWorking
 }
 
+// runTaskStatus is the task status of run: input_required while a running
+// run waits for an answer (Run.InputRequest), otherwise taskStatusOf.
+func runTaskStatus(run *engine.Run) string {
+	if run.Status == engine.StatusRunning && run.InputRequest != nil {
+		return taskInputRequired
+	}
+	return taskStatusOf(run.Status)
+}
+
 // rfc3339 renders Unix milliseconds as an RFC 3339 UTC timestamp.
 func rfc3339(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -84,7 +93,7 @@ func taskOf(run *engine.Run, prof engine.Profile) Task {
 	}
 	return Task{
 		TaskID:        run.RunID,
-		Status:        taskStatusOf(run.Status),
+		Status:        runTaskStatus(run),
 		StatusMessage: statusMessage(run),
 		CreatedAt:     rfc3339(run.CreatedAt),
 		LastUpdatedAt: rfc3339(max(run.UpdatedAt, run.CreatedAt)),

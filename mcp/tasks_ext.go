@@ -169,6 +169,9 @@ func (s *Server) detailedTask(ctx context.Context, run *engine.Run) *detailedTas
 		res.Status = taskCompleted
 		res.Result = completeToolResult(s.toolResultOf(run))
 	default:
+		// input_required only with the requests it carries (the question
+		// may have been answered since the run was read).
+		res.Status = taskWorking
 		if reqs := s.pendingInputs(ctx, run); len(reqs) > 0 {
 			res.Status = taskInputRequired
 			res.InputRequests = reqs

@@ -42,6 +42,8 @@ type rawPeer struct {
 
 // note is one notification as received.
 type note struct {
+	// id is set for a request of the server (elicitation/create).
+	id     any
 	seq    int
 	at     time.Time
 	method string
@@ -61,6 +63,12 @@ type stdinLike struct{ io.Reader }
 // startRawPeerOn is startRawPeer; with uncloseable the server cannot stop
 // reading by closing its input.
 func startRawPeerOn(t *testing.T, srv *Server, uncloseable bool) *rawPeer {
+	t.Helper()
+	return startRawPeerCaps(t, srv, uncloseable, map[string]any{})
+}
+
+// startRawPeerCaps is startRawPeerOn declaring the client capabilities caps.
+func startRawPeerCaps(t *testing.T, srv *Server, uncloseable bool, caps map[string]any) *rawPeer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -87,7 +95,7 @@ func startRawPeerOn(t *testing.T, srv *Server, uncloseable bool) *rawPeer {
 		inW.Close()
 		<-served
 	})
-	res, rerr := p.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+	res, rerr := p.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
 		"clientInfo": map[string]any{"name": "raw", "version": "1"}})
 	if rerr != nil {
 		t.Fatalf("initialize: %v", rerr)
@@ -119,7 +127,7 @@ func (p *rawPeer) readLoop(r io.Reader) {
 			}
 		} else if method, _ := m["method"].(string); method != "" {
 			params, _ := m["params"].(map[string]any)
-			p.notes = append(p.notes, note{seq: p.seq, at: time.Now(), method: method, params: params})
+			p.notes = append(p.notes, note{id: m["id"], seq: p.seq, at: time.Now(), method: method, params: params})
 		}
 		p.mu.Unlock()
 	}

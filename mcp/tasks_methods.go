@@ -85,9 +85,11 @@ func (s *Server) tasksGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDPa
 // CallToolResult a sync run_task_template call returns for that run
 // (isError for failed and canceled runs), with the related-task meta. It
 // waits through the engine's change notifications: no transaction is held
-// and no poll loop of its own runs. Errors: -32602 for unknown tasks; the
-// request's own cancellation ends the wait, not the run.
-func (s *Server) tasksResult(ctx context.Context, _ *sdk.ServerSession, p *taskIDParams) (*sdk.CallToolResult, error) {
+// and no poll loop of its own runs. While it waits, the questions the run
+// asks go to a client that declared elicitation (tasks_elicit.go). Errors:
+// -32602 for unknown tasks; the request's own cancellation ends the wait,
+// not the run.
+func (s *Server) tasksResult(ctx context.Context, ss *sdk.ServerSession, p *taskIDParams) (*sdk.CallToolResult, error) {
 	if p != nil {
 		if err := legacyOnly("tasks/result", p.Meta); err != nil {
 			return nil, err
@@ -97,7 +99,7 @@ func (s *Server) tasksResult(ctx context.Context, _ *sdk.ServerSession, p *taskI
 	if err != nil {
 		return nil, err
 	}
-	run, err := s.eng.Wait(ctx, id, nil)
+	run, err := s.waitRelayingInput(ctx, ss, id)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -142,7 +142,7 @@ func (w *taskWatch) onChange(run *engine.Run) {
 			w.sentDone, w.sentAt = run.Progress.DoneSteps, time.Now()
 		}
 	}
-	status := taskStatusOf(run.Status)
+	status := runTaskStatus(run)
 	if status == w.status {
 		return
 	}

@@ -147,6 +147,9 @@ type asyncHandle struct {
 	Deduplicated bool             `json:"deduplicated"`
 	// InputsMatch is set only when Deduplicated (v1.1).
 	InputsMatch *bool `json:"inputsMatch,omitempty"`
+	// InputRequest is set when the run waits for a person (a sync or auto
+	// call answers at once then, rather than hang until its timeout).
+	InputRequest *engine.WaitingInput `json:"inputRequest,omitempty"`
 }
 
 // syncAnswer is the full run with mode "sync". A run that ended failed or
@@ -182,5 +185,6 @@ func asyncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 		Mode:         engine.ModeAsync,
 		Deduplicated: d.deduplicated,
 		InputsMatch:  d.inputsMatch,
+		InputRequest: run.InputRequest,
 	}, false)
 }

@@ -73,7 +73,9 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 	want := []string{"cancel_task_run", "get_artifact", "get_runtime_profile", "get_task_run", "list_task_runs", "list_task_templates", "run_task_template"}
 	v11 := map[string]bool{"get_task_run_events": true, "subscribe_task_run_events": true,
 		// The browser-session tools (README, "Browser sessions") are additive too.
-		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true}
+		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true,
+		// Answering runs that wait for a person (README, "When a run needs you").
+		"answer_task_run": true}
 	// --dev-templates (these daemons run with it) adds the conformance
 	// suite's fixture tools; they are not product tools.
 	fixture := func(name string) bool {
