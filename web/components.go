@@ -7,6 +7,10 @@ import (
 	"github.com/a-h/templ"
 )
 
+// liveTrigger is the run page's refresh: every second, except while the
+// focus is in an answer form (a half-typed answer is never swapped away).
+const liveTrigger = "every 1s [!(document.activeElement && document.activeElement.closest('form.answer'))]"
+
 // statusLabel is a status as people read it.
 func statusLabel(s string) string {
 	return strings.ReplaceAll(s, "_", " ")

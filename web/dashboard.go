@@ -23,6 +23,8 @@ type Engine interface {
 	Detail(ctx context.Context, runID string) (*engine.RunDetail, error)
 	Artifact(ctx context.Context, artifactID string) (*engine.Artifact, error)
 	ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
+	PendingInputs(ctx context.Context, runID string) ([]engine.InputRequest, error)
+	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingInput, error)
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 }

@@ -19,6 +19,16 @@ func ago(now time.Time, ms int64) string {
 	return span(d) + " ago"
 }
 
+// inTime renders how long after now t (Unix ms) is: "in 9m 48s", or
+// "now" once it has passed.
+func inTime(now time.Time, ms int64) string {
+	d := time.UnixMilli(ms).Sub(now)
+	if d < time.Second {
+		return "now"
+	}
+	return "in " + span(d.Truncate(time.Second))
+}
+
 // span renders a duration compactly: "850ms", "12.3s", "4m 05s", "2h 03m".
 func span(d time.Duration) string {
 	switch {

@@ -30,7 +30,8 @@ type env struct {
 	dash  *web.Dashboard
 }
 
-// newEnv starts the engine (dev_echo templates) and the dashboard. With run
+// newEnv starts the engine (dev_echo templates, and dev_tool_job for runs
+// that ask a person) and the dashboard. With run
 // false the engine is not started, so submitted runs stay queued.
 func newEnv(t *testing.T, token string, run bool) *env {
 	t.Helper()
@@ -39,7 +40,7 @@ func newEnv(t *testing.T, token string, run bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}},
+	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{}},
 		Config: engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
 	if err != nil {
@@ -74,6 +75,47 @@ func (e *env) submit(inputs map[string]any) string {
 		e.t.Fatal(err)
 	}
 	return res.Run.RunID
+}
+
+// submitAsking starts a dev_tool_job run with the given inputs (its ask
+// list holds the questions).
+func (e *env) submitAsking(inputs string) string {
+	e.t.Helper()
+	res, err := e.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: devtpl.ToolJobID, Inputs: json.RawMessage(inputs), Mode: engine.ModeAsync})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res.Run.RunID
+}
+
+// waitQuestions waits until the run waits on n questions (WaitSettled
+// returns once it starts waiting; the questions asked at once may take a
+// moment more to be stored) and returns them.
+func (e *env) waitQuestions(id string, n int) []engine.InputRequest {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	for {
+		run, err := e.eng.WaitSettled(ctx, id, nil)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if run.Status.Terminal() {
+			e.t.Fatalf("run %s ended (%s) instead of asking: %+v", id, run.Status, run.Error)
+		}
+		p, err := e.eng.PendingInputs(ctx, id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if len(p) == n {
+			return p
+		}
+		select {
+		case <-ctx.Done():
+			e.t.Fatalf("run %s waits on %d questions, want %d", id, len(p), n)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // waitStatus polls the engine until the run has status.

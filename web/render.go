@@ -33,18 +33,9 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, f
 // for invalid parameters, 500 otherwise (and logged).
 func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := engine.AsError(err)
-	status := http.StatusInternalServerError
-	switch e.Code {
-	case engine.RunNotFound, engine.ArtifactNotFound, engine.TemplateNotFound, engine.SessionNotFound:
-		status = http.StatusNotFound
-	case engine.ArtifactExpired:
-		status = http.StatusGone
-	case engine.InvalidParameter:
-		status = http.StatusBadRequest
-	default:
-		if r.Context().Err() == nil {
-			d.log.Error("dashboard request failed", "path", r.URL.Path, "err", err)
-		}
+	status := errorStatus(e)
+	if status == http.StatusInternalServerError && r.Context().Err() == nil {
+		d.log.Error("dashboard request failed", "path", r.URL.Path, "err", err)
 	}
 	page := errorPage(d.page("Error", ""), errorView(e))
 	var buf bytes.Buffer
@@ -55,6 +46,21 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// errorStatus is the HTTP status of a domain error: 404 for the not-found
+// codes, 410 for an expired artifact, 400 for invalid parameters, 500
+// otherwise.
+func errorStatus(e *engine.Error) int {
+	switch e.Code {
+	case engine.RunNotFound, engine.ArtifactNotFound, engine.TemplateNotFound, engine.SessionNotFound:
+		return http.StatusNotFound
+	case engine.ArtifactExpired:
+		return http.StatusGone
+	case engine.InvalidParameter:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
 }
 
 // notFound answers unknown paths.

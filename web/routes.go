@@ -17,6 +17,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("POST /runs", d.startRun)                                           // start a run from the form
 	mux.HandleFunc("GET /runs/{id}", d.runPage)                                        // run detail (live while not terminal)
 	mux.HandleFunc("POST /runs/{id}/cancel", d.cancelRun)                              // cancel a run
+	mux.HandleFunc("POST /runs/{id}/answer", d.answerRun)                              // answer a question the run asks
 	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use
 	mux.HandleFunc("GET /templates", d.templatesPage)                                  // templates with schemas and examples

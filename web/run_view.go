@@ -34,6 +34,14 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		Queued:   span(time.Duration(run.Metrics.QueuedMs) * time.Millisecond),
 		Progress: progressView(run.Progress), Error: errorView(run.Error), Result: pretty(run.Result),
 		SelfURL: "/runs/" + url.PathEscape(run.RunID), CancelURL: "/runs/" + url.PathEscape(run.RunID) + "/cancel",
+		AnswerURL: "/runs/" + url.PathEscape(run.RunID) + "/answer",
+	}
+	if run.Status == engine.StatusRunning && run.InputRequest != nil {
+		pending, err := d.eng.PendingInputs(r.Context(), run.RunID)
+		if err != nil {
+			return RunView{}, err
+		}
+		v.Questions = questionViews(pending, now)
 	}
 	if run.StartedAt != nil {
 		v.Elapsed = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)
@@ -120,6 +128,12 @@ func eventRow(e engine.Event, now time.Time) EventRow {
 		row.Text = fmt.Sprintf("%v/%v done", data["doneSteps"], data["totalSteps"])
 	case "created":
 		row.Text = "run created"
+	case "input":
+		if data["answered"] == true {
+			row.Text = fmt.Sprintf("answer received (%v)", data["requestId"])
+		} else {
+			row.Text = fmt.Sprintf("asks (%v, %v): %v", data["requestId"], data["kind"], data["message"])
+		}
 	case "item":
 		row.Text = fmt.Sprintf("%v %v", data["key"], data["status"])
 	case "artifact":

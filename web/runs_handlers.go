@@ -31,6 +31,10 @@ func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 		v.Rows = append(v.Rows, runRow(run, now))
 		v.Live = v.Live || !run.Status.Terminal()
 	}
+	if v.Waiting, err = d.waitingRuns(r); err != nil {
+		d.fail(w, r, err)
+		return
+	}
 	for _, s := range engine.AllStatuses {
 		v.Statuses = append(v.Statuses, string(s))
 	}
@@ -67,6 +71,24 @@ func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, runsPage(v), runsTable(v))
 }
 
+// maxWaitingScan bounds how many running runs waitingRuns looks at.
+const maxWaitingScan = 1000
+
+// waitingRuns counts the running runs that wait for a person's answer.
+func (d *Dashboard) waitingRuns(r *http.Request) (int, error) {
+	list, err := d.eng.List(r.Context(), engine.ListQuery{Status: string(engine.StatusRunning), Limit: maxWaitingScan})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, run := range list.Runs {
+		if run.InputRequest != nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // runRow builds a table row.
 func runRow(run *engine.Run, now time.Time) RunRow {
 	row := RunRow{
@@ -74,6 +96,7 @@ func runRow(run *engine.Run, now time.Time) RunRow {
 		Progress: progressView(run.Progress), Age: ago(now, run.CreatedAt), Session: shortID(run.SessionID),
 		Created: time.UnixMilli(run.CreatedAt).Format(time.RFC3339), Terminal: run.Status.Terminal(),
 		DetailURL: "/runs/" + url.PathEscape(run.RunID),
+		Waiting:   run.Status == engine.StatusRunning && run.InputRequest != nil,
 	}
 	if run.StartedAt != nil {
 		row.Duration = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)
@@ -89,6 +112,9 @@ func (d *Dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	if rid := r.URL.Query().Get(answeredParam); rid != "" {
+		v.AnswerNote = answerNote(rid)
 	}
 	d.render(w, r, http.StatusOK, runPage(v), runLive(v))
 }

@@ -23,6 +23,9 @@ type RunRow struct {
 	Session   string
 	Terminal  bool
 	DetailURL string
+	// Waiting is true while the run waits for a person's answer; the row
+	// then stands out and carries a "waiting for you" badge.
+	Waiting bool
 }
 
 // ProgressView is a progress bar.
@@ -50,6 +53,9 @@ type RunsView struct {
 	SelfURL string
 	// Filtered is true when a filter is set (changes the empty state).
 	Filtered bool
+	// Waiting counts the running runs (all of them, not only this page's)
+	// that wait for a person's answer.
+	Waiting int
 }
 
 // RunView is the run detail page.
@@ -81,6 +87,34 @@ type RunView struct {
 	CancelURL   string
 	SelfURL     string
 	CancelNote  string
+	// Questions are the questions the run waits on (empty unless it is
+	// running and waiting for a person).
+	Questions []QuestionView
+	// AnswerURL is where the answer forms post.
+	AnswerURL string
+	// AnswerNote confirms an answer was sent; AnswerError says why one was
+	// refused. Neither ever holds the answer itself.
+	AnswerNote  string
+	AnswerError *ErrorView
+}
+
+// QuestionView is one question a waiting run asks the person.
+type QuestionView struct {
+	RequestID string
+	// Kind is engine.InputText, InputSecret, InputConfirm or InputMCP.
+	Kind string
+	// KindLabel says in words what is asked.
+	KindLabel string
+	Message   string
+	Asked     string // "12.0s ago"
+	Expires   string // "in 9m 48s"
+	ExpiresAt string // RFC 3339, for the title attribute
+	// FormID is the answer form's element id, stable for the question so
+	// the page's live refresh keeps a half-typed answer (hx-preserve).
+	FormID string
+	// Answerable is false for raw MCP requests, which only the MCP client
+	// that started the task can answer.
+	Answerable bool
 }
 
 // ItemRow is one item checkpoint.
