@@ -22,6 +22,9 @@ type fakeEnv struct {
 	done      map[string]engine.Item
 	// onCheckpoint, when set, runs after each checkpoint with the count so far.
 	onCheckpoint func(n int)
+	// ask, when set, answers Ask with an MCP elicitation result (see
+	// elicitAccept); nil refuses every question.
+	ask func(engine.InputRequest) (json.RawMessage, error)
 
 	mu        sync.Mutex
 	items     []engine.Item
@@ -122,7 +125,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// Ask refuses: no template under test here asks for input.
-func (e *fakeEnv) Ask(context.Context, engine.InputRequest) (json.RawMessage, error) {
+// Ask answers with e.ask, or refuses when the test set none.
+func (e *fakeEnv) Ask(_ context.Context, q engine.InputRequest) (json.RawMessage, error) {
+	if e.ask != nil {
+		return e.ask(q)
+	}
 	return nil, engine.Errorf(engine.ExecutionError, "fakeEnv: no one to ask")
 }
+
+// elicitAccept is the elicitation result of an accepted answer: field
+// "value" (a string, for text and secret questions) or "confirm" (a bool).
+func elicitAccept(field string, v any) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"action": "accept", "content": map[string]any{field: v}})
+	return b
+}
+
+// elicitDecline is the elicitation result of a declined question.
+func elicitDecline() json.RawMessage { return json.RawMessage(`{"action":"decline"}`) }
