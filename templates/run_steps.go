@@ -39,6 +39,7 @@ type step struct {
 	All       bool   `json:"all,omitempty"`
 	FullPage  bool   `json:"fullPage,omitempty"`
 	Script    string `json:"script,omitempty"`
+	Message   string `json:"message,omitempty"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
 }
 
@@ -59,19 +60,31 @@ func (t *RunSteps) Info() engine.TemplateInfo {
 			"click{selector}, type{selector, text, secret?} (replaces the value; secret masks it as *** everywhere), " +
 			"press{key}, select{selector, value}, wait_for{selector | text}, scroll{to: bottom|top|selector}, " +
 			"extract{name, selector, attr?, all?}, screenshot{name, fullPage?}, pdf{name}, evaluate{script, name?} " +
-			"(trust level local only). Element steps wait up to timeoutMs (default 5000) for their element. " +
+			"(trust level local only), ask{message, selector, secret?} (waits for the element, asks the person " +
+			"message, then types the answer into selector like type; secret: true asks for a secret, masked as *** " +
+			"everywhere) and confirm{message} (asks the person a yes/no question; no ends the run). Element steps " +
+			"wait up to timeoutMs (default 5000) for their element. While ask or confirm waits for the answer the run " +
+			"stays running with an inputRequest (answer with answer_task_run or the client's form; never invent an " +
+			"answer), and the wait does not count against timeoutMs. " +
 			"Use it for forms, clicks and multi-page flows; with a sessionId it continues a logged-in session. " +
 			"The result has the extracted/evaluated values by name and the artifact ids of screenshots and PDFs. " +
 			"The first failing step fails the run; its error has details.stepIndex (0-based; -1 = startUrl) and " +
 			"details.action: ELEMENT_NOT_FOUND, NAVIGATION_TIMEOUT, STEP_EXECUTION_FAILED, PAGE_CRASHED, " +
-			"TRUST_LEVEL_NOT_ALLOWED. Not resumable.",
+			"TRUST_LEVEL_NOT_ALLOWED; a declined ask or a no to confirm is STEP_EXECUTION_FAILED with " +
+			"details.reason \"declined\" (the steps after it never run); no answer in time is RUN_TIMEOUT with " +
+			"details.reason \"no answer\". Not resumable.",
 		InputSchema: json.RawMessage(runStepsInputSchema()), ResultSchema: json.RawMessage(runStepsResultSchema),
 		TrustLevel: "any", Resumable: false, NeedsBrowser: true,
 		EstimatedStepsHint: "one step per entry of steps (+1 for startUrl)",
 		Examples: []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/search","steps":[` +
 			`{"action":"type","selector":"#q","text":"shoes"},{"action":"press","key":"Enter"},` +
 			`{"action":"wait_for","selector":".result"},{"action":"extract","name":"titles","selector":".result h2","all":true},` +
-			`{"action":"screenshot","name":"results"}]}`)},
+			`{"action":"screenshot","name":"results"}]}`),
+			json.RawMessage(`{"startUrl":"https://shop.example.com/cart","steps":[` +
+				`{"action":"ask","message":"Gift card PIN?","selector":"#pin","secret":true},` +
+				`{"action":"confirm","message":"Place the order for 1 × Blue mug (12.00 EUR)?"},` +
+				`{"action":"click","selector":"#place-order"},{"action":"wait_for","text":"Order placed"},` +
+				`{"action":"extract","name":"order","selector":"#order"}]}`)},
 	}
 }
 

@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -164,6 +165,17 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 		return r.capture(ctx, i, st.Name, "PDF", "pdf", "application/pdf", func(ctx context.Context) ([]byte, error) {
 			return tb.PDF(ctx, browser.PDFOptions{})
 		})
+	case "ask":
+		return r.ask(ctx, i, st, wait)
+	case "confirm":
+		yes, err := engine.AskConfirm(ctx, r.env, stepRequestID(i), st.Message)
+		if err != nil {
+			return err
+		}
+		if !yes {
+			return declined(st.Message)
+		}
+		return nil
 	case "evaluate":
 		if r.env.Profile().TrustLevel == "restricted" {
 			return engine.Errorf(engine.TrustLevelNotAllowed, "evaluate needs trust level local; this server runs restricted")
@@ -182,6 +194,40 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 		return nil
 	}
 	return engine.Errorf(engine.InvalidParameter, "unknown action %q", st.Action)
+}
+
+// stepRequestID is the requestId of the question step i asks: the same
+// for every execution of the step, so a run asked again (resumed) asks the
+// same question and keeps its stored answer.
+func stepRequestID(i int) string { return fmt.Sprintf("step-%d", i) }
+
+// declined is the error of an ask step the person declined or a confirm
+// step answered no: STEP_EXECUTION_FAILED with details.reason "declined".
+func declined(message string) error {
+	return engine.Errorf(engine.StepExecutionFailed, "the person declined %q", message).
+		WithDetails(map[string]any{"reason": "declined"})
+}
+
+// ask waits for the step's element (so nobody is asked for a value the
+// page has no place for), asks the person (a secret question when
+// st.Secret: the engine masks the answer from then on) and types the
+// answer into the element as a type step does.
+func (r *stepsRun) ask(ctx context.Context, i int, st step, wait time.Duration) error {
+	if err := r.tb.WaitSelector(ctx, st.Selector, wait); err != nil {
+		return err
+	}
+	kind := engine.InputText
+	if st.Secret {
+		kind = engine.InputSecret
+	}
+	v, err := engine.AskText(ctx, r.env, stepRequestID(i), kind, st.Message)
+	if errors.Is(err, engine.ErrDeclined) {
+		return declined(st.Message)
+	}
+	if err != nil {
+		return err
+	}
+	return r.tb.Type(ctx, st.Selector, v, wait)
 }
 
 // front brings the run's tab to the front again after a click or a key
