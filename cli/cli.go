@@ -43,6 +43,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return cmdShow(ctx, rest, getenv, stdout, stderr)
 	case "cancel":
 		return cmdCancel(ctx, rest, getenv, stdout, stderr)
+	case "answer":
+		return cmdAnswer(ctx, rest, getenv, stdin, stdout, stderr)
 	case "artifact":
 		return cmdArtifact(ctx, rest, getenv, stdout, stderr)
 	case "templates":
@@ -73,6 +75,7 @@ Usage:
   browsertask runs [flags]           list runs
   browsertask show RUN               print a run as JSON
   browsertask cancel RUN             cancel a run, whichever process executes it
+  browsertask answer RUN [VALUE]     answer the question a run waits on (a code, yes/no)
   browsertask artifact ID [-o FILE]  save an artifact
   browsertask templates              list templates
   browsertask sessions               list browser sessions in use
@@ -88,5 +91,6 @@ Examples:
   browsertask mcp --db ~/.local/share/browsertask/browsertask.db
   browsertask run batch_extract_pages --input urls=https://example.com
   browsertask runs --status running
+  browsertask answer run_0b7c...     # type the one-time code the run asks for, hidden
 `)
 }

@@ -128,7 +128,7 @@ func TestCLIAsyncPrintsTheRunIDAtOnce(t *testing.T) {
 }
 
 func TestCLIHelpEverywhere(t *testing.T) {
-	for _, cmd := range []string{"run", "runs", "show", "cancel", "artifact", "templates", "sessions", "doctor"} {
+	for _, cmd := range []string{"run", "runs", "show", "cancel", "answer", "artifact", "templates", "sessions", "doctor"} {
 		_, errs, code := cli(t, "", cmd, "--help")
 		if code != 0 || !strings.Contains(errs, "Usage: browsertask "+cmd) || !strings.Contains(errs, "Example") || !strings.Contains(errs, "--db") {
 			t.Errorf("%s --help: exit %d\n%s", cmd, code, errs)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -13,6 +14,10 @@ import (
 // terminal, otherwise plain lines (on every status change and at most one
 // progress line a second), so logs of scripted runs stay readable.
 type progressPrinter struct {
+	// mu orders the bar with the prompts and hints of the run's
+	// questions, printed from another goroutine.
+	mu     sync.Mutex
+	held   bool // a prompt is on the terminal: draw nothing
 	w      io.Writer
 	tty    bool
 	start  time.Time
@@ -27,6 +32,11 @@ func newProgressPrinter(w io.Writer, tty bool) *progressPrinter {
 
 // update is Wait's onChange callback.
 func (p *progressPrinter) update(r *engine.Run) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held {
+		return
+	}
 	if p.tty {
 		p.draw(r)
 		return
@@ -36,6 +46,30 @@ func (p *progressPrinter) update(r *engine.Run) {
 		fmt.Fprintf(p.w, "%s %s %s\n", r.RunID, r.Status, counts(r.Progress))
 		p.status, p.last = r.Status, now
 	}
+}
+
+// hold stops drawing while a prompt is on the terminal (ending the bar's
+// line first), and resumes it.
+func (p *progressPrinter) hold(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if on && p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+	p.held = on
+}
+
+// say prints a line of its own (the bar, if drawn, is cleared first and
+// redrawn on the next update).
+func (p *progressPrinter) say(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 // draw redraws the bar in place.
@@ -53,6 +87,8 @@ func (p *progressPrinter) draw(r *engine.Run) {
 
 // done ends the bar (or prints the final line).
 func (p *progressPrinter) done(r *engine.Run) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.tty {
 		p.draw(r)
 		fmt.Fprintln(p.w)

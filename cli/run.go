@@ -22,6 +22,12 @@ With --async it prints the runId at once and leaves the run to a running
 "browsertask serve" (or the next process that opens the database).
 Ctrl-C cancels the run.
 
+When the run asks a question (a one-time code, a confirmation), a terminal
+on stdin is prompted (hidden input for a secret, y/n for confirm); without
+one, a line on stderr says how to answer it from another terminal
+(browsertask answer RUN ...) and the run keeps waiting, up to
+--input-timeout-ms.
+
 Examples:
   browsertask run batch_extract_pages --input urls=https://example.com,https://example.org
   browsertask run batch_extract_pages --inputs job.json --timeout 5m > run.json
@@ -80,7 +86,16 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	defer func() { stopEngine(); <-engineDone }()
 
 	bar := newProgressPrinter(stderr, isTerminal(stderr))
-	final, err := a.engine.Wait(ctx, run.RunID, bar.update)
+	// Questions the run asks are prompted for on a terminal; otherwise a
+	// line says how to answer them (browsertask answer, the dashboard).
+	var tty *terminal
+	if inputsFile != "-" {
+		tty = openTerminal(stdin, stderr)
+	}
+	questions := newRunQuestions(ctx, &runQuestions{eng: a.engine, runID: run.RunID, tty: tty, w: stderr, bar: bar,
+		how: answerHow(a.cfg, getenv), dashboard: a.dashboardURL(ctx, run.RunID)})
+	final, err := a.engine.Wait(ctx, run.RunID, questions.update)
+	questions.close()
 	if err != nil && ctx.Err() != nil {
 		// Interrupted: cancel the run, then report how it ended.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

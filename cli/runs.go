@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -43,7 +44,7 @@ Examples:
 		if r.StartedAt != nil {
 			dur = (time.Duration(r.Metrics.ElapsedMs) * time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, r.Status, r.TemplateID, counts(r.Progress),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, statusText(r), r.TemplateID, counts(r.Progress),
 			time.UnixMilli(r.CreatedAt).Format("2006-01-02 15:04:05"), dur)
 	}
 	if err := tw.Flush(); err != nil {
@@ -53,4 +54,20 @@ Examples:
 		fmt.Fprintf(stderr, "%d of %d runs shown (use --limit)\n", len(list.Runs), list.Total)
 	}
 	return nil
+}
+
+// statusText is a run's status for a table: a running run that waits for
+// a person says so, "running (waiting for input: Enter the code)".
+func statusText(r *engine.Run) string {
+	if r.InputRequest == nil {
+		return string(r.Status)
+	}
+	msg := strings.Join(strings.Fields(r.InputRequest.Message), " ")
+	if msg == "" {
+		msg = r.InputRequest.RequestID
+	}
+	if rs := []rune(msg); len(rs) > 40 {
+		msg = strings.TrimSpace(string(rs[:39])) + "…"
+	}
+	return fmt.Sprintf("%s (waiting for input: %s)", r.Status, msg)
 }

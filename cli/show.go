@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 )
 
@@ -22,5 +23,11 @@ Example:
 	if err != nil {
 		return domainErr(err)
 	}
-	return printJSON(stdout, r)
+	if err := printJSON(stdout, r); err != nil {
+		return err
+	}
+	if q := r.InputRequest; q != nil {
+		fmt.Fprintf(stderr, "%s: %s; answer it with: browsertask answer %s --request %s\n", r.RunID, statusText(r), r.RunID, q.RequestID)
+	}
+	return nil
 }
