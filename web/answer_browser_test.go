@@ -1,0 +1,144 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// TestAnswerInChromium answers a run's questions through the dashboard in
+// Chromium: the runs list marks the run once it asks (live refresh); the
+// run page shows the password field; a half-typed code survives the page's
+// live refreshes; sending it makes the run succeed with the value shown as
+// ***, the code is nowhere on the page and the list no longer marks the
+// run. Then Yes and No on a run with two confirm questions, its page
+// opened before the run asks.
+func TestAnswerInChromium(t *testing.T) {
+	fixture.NeedChromium(t)
+	const otp = "731902"
+	e := newEnv(t, "", true)
+	shots := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	page := launchChromium(t).MustPage("").Context(ctx)
+	page.MustSetViewport(1280, 900, 1, false)
+
+	// The runs list marks the run once it asks (its live refresh brings
+	// the mark in).
+	id := e.submitAsking(`{"tool":"t","sleepMs":300,"ask":[{"requestId":"otp","kind":"secret","message":"Enter the code"}]}`)
+	page.MustNavigate(e.srv.URL + "/").MustWaitLoad()
+	until(t, page, "waiting row", `() => { const tr = document.querySelector('tr[data-run-id="`+id+`"]'); return !!tr && tr.classList.contains('waiting') && !!tr.querySelector('.badge.s-waiting') && !!tr.querySelector('.badge.s-running') }`, 15*time.Second)
+	if got := text(t, page, `() => document.getElementById('waiting-count').dataset.count`); got != "1" {
+		t.Fatalf("waiting count %q, want 1", got)
+	}
+	page.MustScreenshot(filepath.Join(shots, "runs-waiting.png"))
+
+	// The run page: the panel with the password field.
+	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	page.MustEval(`() => { window.__swaps = 0; document.body.addEventListener('htmx:afterSwap', () => window.__swaps++) }`)
+	field := `form.answer[data-request-id="otp"] input[name="value"]`
+	until(t, page, "password field shown", `() => { const i = document.querySelector('`+field+`'); return !!i && i.type === 'password' && i.autocomplete === 'one-time-code' }`, 15*time.Second)
+	if got := text(t, page, `() => document.querySelector('#run-ask h2').textContent`); got != "This run is waiting for you" {
+		t.Fatalf("panel heading %q", got)
+	}
+	if got := text(t, page, `() => document.querySelector('#run-ask .message').textContent`); got != "Enter the code" {
+		t.Fatalf("question %q", got)
+	}
+	page.MustScreenshot(filepath.Join(shots, "run-waiting.png"))
+
+	// Half a code typed, then the focus elsewhere: refreshes keep it.
+	typeInto(t, page, field, otp[:3])
+	page.MustEval(`() => document.activeElement.blur()`)
+	page.MustEval(`() => { window.__swapsAtBlur = window.__swaps }`)
+	until(t, page, "two live refreshes", `() => window.__swaps >= window.__swapsAtBlur + 2`, 10*time.Second)
+	if got := text(t, page, `() => document.querySelector('`+field+`').value`); got != otp[:3] {
+		t.Fatalf("after refreshes the field holds %q, want %q", got, otp[:3])
+	}
+
+	// The rest of the code, then Send.
+	typeInto(t, page, field, otp[3:])
+	clickOn(t, page, `form.answer[data-request-id="otp"] button[type="submit"]`)
+	run := e.waitStatus(id, engine.StatusSucceeded)
+	var res struct {
+		Answers map[string]map[string]string `json:"answers"`
+	}
+	if err := json.Unmarshal(run.Result, &res); err != nil || res.Answers["otp"]["value"] != engine.SecretMask {
+		t.Fatalf("result %s (%v), want the value masked", run.Result, err)
+	}
+	until(t, page, "succeeded shown", `() => document.getElementById('run-live').dataset.status === 'succeeded'`, 10*time.Second)
+	if got := text(t, page, `() => document.getElementById('answer-status').textContent.trim()`); got != "Answer sent (otp)." {
+		t.Fatalf("notice %q", got)
+	}
+	result := text(t, page, `() => document.querySelector('section[aria-labelledby="h-result"] pre').textContent`)
+	if !strings.Contains(result, `"value": "***"`) {
+		t.Fatalf("result on the page: %s", result)
+	}
+	if html := text(t, page, `() => document.documentElement.outerHTML`); strings.Contains(html, otp) || strings.Contains(html, "This run is waiting for you") {
+		t.Fatal("the page still asks, or holds the code")
+	}
+	page.MustScreenshot(filepath.Join(shots, "run-answered.png"))
+	page.MustNavigate(e.srv.URL + "/").MustWaitLoad()
+	if marked := page.MustEval(`() => !!document.querySelector('tr.waiting, #waiting-count')`).Bool(); marked {
+		t.Fatal("the runs list still marks a waiting run")
+	}
+
+	// Yes and No, on a page opened before the run asks: its live refresh
+	// brings the forms in.
+	id = e.submitAsking(`{"tool":"t","sleepMs":500,"ask":[{"requestId":"buy","kind":"confirm","message":"Buy it?"},{"requestId":"ship","kind":"confirm","message":"Ship it today?"}]}`)
+	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	until(t, page, "both confirm forms shown", `() => document.querySelectorAll('form.answer[data-kind="confirm"]').length === 2`, 15*time.Second)
+	clickOn(t, page, `form.answer[data-request-id="buy"] button[name="confirm"][value="yes"]`)
+	until(t, page, "buy answered", `() => !document.querySelector('form.answer[data-request-id="buy"]') && document.getElementById('answer-status').textContent.includes('Answer sent (buy).')`, 10*time.Second)
+	clickOn(t, page, `form.answer[data-request-id="ship"] button[name="confirm"][value="no"]`)
+	run = e.waitStatus(id, engine.StatusSucceeded)
+	var conf struct {
+		Answers map[string]map[string]bool `json:"answers"`
+	}
+	if err := json.Unmarshal(run.Result, &conf); err != nil || !conf.Answers["buy"]["confirm"] || conf.Answers["ship"]["confirm"] || len(conf.Answers["ship"]) != 1 {
+		t.Fatalf("result %s (%v), want buy yes and ship no", run.Result, err)
+	}
+	until(t, page, "confirm run succeeded", `() => document.getElementById('run-live').dataset.status === 'succeeded'`, 10*time.Second)
+	t.Logf("screenshots in %s", shots)
+}
+
+// typeInto focuses the element selector names and types text into it as
+// keyboard input (Input.insertText). rod's Element.Input is not used: its
+// wait for two stable animation frames sometimes never returned on a page
+// that htmx refreshes every second.
+func typeInto(t *testing.T, p *rod.Page, selector, text string) {
+	t.Helper()
+	p.MustElement(selector)
+	if _, err := p.Eval(`s => document.querySelector(s).focus()`, selector); err != nil {
+		t.Fatalf("focus %s: %v", selector, err)
+	}
+	if err := p.InsertText(text); err != nil {
+		t.Fatalf("type into %s: %v", selector, err)
+	}
+}
+
+// clickOn clicks the middle of the element selector names with the mouse
+// (see typeInto for why not Element.Click).
+func clickOn(t *testing.T, p *rod.Page, selector string) {
+	t.Helper()
+	p.MustElement(selector)
+	res, err := p.Eval(`s => { const r = document.querySelector(s).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] }`, selector)
+	if err != nil {
+		t.Fatalf("locate %s: %v", selector, err)
+	}
+	xy := res.Value.Arr()
+	if err := p.Mouse.MoveTo(proto.Point{X: xy[0].Num(), Y: xy[1].Num()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Mouse.Click(proto.InputMouseButtonLeft, 1); err != nil {
+		t.Fatalf("click %s: %v", selector, err)
+	}
+}
