@@ -173,7 +173,7 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 			return err
 		}
 		if !yes {
-			return declined(st.Message)
+			return declined("the person answered no to %q; the steps after it did not run", st.Message)
 		}
 		return nil
 	case "evaluate":
@@ -203,8 +203,8 @@ func stepRequestID(i int) string { return fmt.Sprintf("step-%d", i) }
 
 // declined is the error of an ask step the person declined or a confirm
 // step answered no: STEP_EXECUTION_FAILED with details.reason "declined".
-func declined(message string) error {
-	return engine.Errorf(engine.StepExecutionFailed, "the person declined %q", message).
+func declined(format, message string) error {
+	return engine.Errorf(engine.StepExecutionFailed, format, message).
 		WithDetails(map[string]any{"reason": "declined"})
 }
 
@@ -222,7 +222,7 @@ func (r *stepsRun) ask(ctx context.Context, i int, st step, wait time.Duration) 
 	}
 	v, err := engine.AskText(ctx, r.env, stepRequestID(i), kind, st.Message)
 	if errors.Is(err, engine.ErrDeclined) {
-		return declined(st.Message)
+		return declined("the person declined to answer %q; the steps after it did not run", st.Message)
 	}
 	if err != nil {
 		return err
