@@ -65,7 +65,7 @@ func (t *RunSteps) Info() engine.TemplateInfo {
 			"everywhere) and confirm{message} (asks the person a yes/no question; no ends the run). Element steps " +
 			"wait up to timeoutMs (default 5000) for their element. While ask or confirm waits for the answer the run " +
 			"stays running with an inputRequest (answer with answer_task_run or the client's form; never invent an " +
-			"answer), and the wait does not count against timeoutMs. " +
+			"answer), and the wait does not count against the run's options.timeoutMs. " +
 			"Use it for forms, clicks and multi-page flows; with a sessionId it continues a logged-in session. " +
 			"The result has the extracted/evaluated values by name and the artifact ids of screenshots and PDFs. " +
 			"The first failing step fails the run; its error has details.stepIndex (0-based; -1 = startUrl) and " +
