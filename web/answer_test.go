@@ -35,7 +35,7 @@ func (b *lockedBuffer) String() string {
 }
 
 // TestAnswerForm drives POST /runs/{id}/answer over HTTP on a run that asks
-// a secret and a confirm question: the guard refuses cross-site posts and
+// a secret, a confirm and a text question: the guard refuses cross-site posts and
 // posts without the token (nothing is answered), answers of the wrong kind
 // get 400 with the engine's message (200 in the live region for htmx),
 // the runs list and the run page mark the waiting run, a right answer
@@ -52,8 +52,8 @@ func TestAnswerForm(t *testing.T) {
 	t.Cleanup(srv.Close)
 	own := srv.URL
 
-	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"otp","kind":"secret","message":"Enter the code"},{"requestId":"go","kind":"confirm","message":"Buy it?"}]}`)
-	e.waitQuestions(id, 2)
+	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"otp","kind":"secret","message":"Enter the code"},{"requestId":"go","kind":"confirm","message":"Buy it?"},{"requestId":"name","kind":"text","message":"Your name?"}]}`)
+	e.waitQuestions(id, 3)
 
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	var bodies []string
@@ -103,8 +103,8 @@ func TestAnswerForm(t *testing.T) {
 			t.Errorf("%s: status %d, want %d", c.name, resp.StatusCode, c.want)
 		}
 	}
-	if n := pending(); n != 2 {
-		t.Fatalf("%d questions pending after refused posts, want 2 (nothing answered)", n)
+	if n := pending(); n != 3 {
+		t.Fatalf("%d questions pending after refused posts, want 3 (nothing answered)", n)
 	}
 	// GET is not a state change.
 	if resp, _ := do(http.MethodGet, answer+"?requestId=otp&value=1", map[string]string{"Authorization": bearer}, nil); resp.StatusCode != http.StatusNotFound {
@@ -117,11 +117,12 @@ func TestAnswerForm(t *testing.T) {
 		!strings.Contains(list, `>waiting for you</span>`) || !strings.Contains(list, `id="waiting-count"`) || !strings.Contains(list, `data-count="1"`) {
 		t.Errorf("runs list does not mark the waiting run:\n%s", list)
 	}
-	// The run page shows both questions with their forms.
+	// The run page shows the three questions with their forms.
 	_, page := do(http.MethodGet, "/runs/"+id, map[string]string{"Authorization": bearer}, nil)
 	for _, want := range []string{"This run is waiting for you", "Enter the code", "Buy it?",
 		`type="password"`, `name="value" autocomplete="one-time-code"`, `action="/runs/` + id + `/answer"`,
-		`name="confirm" value="yes"`, `name="confirm" value="no"`, `data-waiting="true"`, `hx-preserve="true"`} {
+		`name="confirm" value="yes"`, `name="confirm" value="no"`, `data-waiting="true"`, `hx-preserve="true"`,
+		"Your name?", `type="text" id="answer-6e616d65-value" name="value"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("run page lacks %q", want)
 		}
@@ -138,7 +139,8 @@ func TestAnswerForm(t *testing.T) {
 		{"value for a confirm", url.Values{"requestId": {"go"}, "value": {otp}}, 400, "asks to confirm: give confirm"},
 		{"confirm neither yes nor no", url.Values{"requestId": {"go"}, "confirm": {"maybe"}}, 400, "confirm must be yes or no"},
 		{"unknown request", url.Values{"requestId": {"nope"}, "value": {otp}}, 400, "not waiting for an answer to requestId"},
-		{"two waiting, none named", url.Values{"value": {otp}}, 400, "waits for 2 answers"},
+		{"three waiting, none named", url.Values{"value": {otp}}, 400, "waits for 3 answers"},
+		{"nothing for a text", url.Values{"requestId": {"name"}}, 400, "asks for a text value: give value"},
 	} {
 		resp, body := do(http.MethodPost, answer, map[string]string{"Authorization": bearer, "Origin": own}, c.form)
 		if resp.StatusCode != c.status || !strings.Contains(body, "INVALID_PARAMETER") || !strings.Contains(body, c.msg) {
@@ -157,8 +159,8 @@ func TestAnswerForm(t *testing.T) {
 	if resp, body := do(http.MethodPost, "/runs/run_nope/answer", map[string]string{"Authorization": bearer}, secret); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "RUN_NOT_FOUND") {
 		t.Errorf("unknown run: %d", resp.StatusCode)
 	}
-	if n := pending(); n != 2 {
-		t.Fatalf("%d questions pending after refused answers, want 2", n)
+	if n := pending(); n != 3 {
+		t.Fatalf("%d questions pending after refused answers, want 3", n)
 	}
 
 	// The right answer: 303 to the run page with a notice; then the confirm
@@ -180,12 +182,15 @@ func TestAnswerForm(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Answer sent (go).") || !strings.Contains(body, `hx-swap-oob="true"`) {
 		t.Errorf("htmx confirm: %d %s", resp.StatusCode, body)
 	}
+	if resp, _ := do(http.MethodPost, answer, map[string]string{"Authorization": bearer}, url.Values{"requestId": {"name"}, "value": {"Ada"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("text answer: %d, want 303", resp.StatusCode)
+	}
 	run := e.waitStatus(id, engine.StatusSucceeded)
 	var res struct {
 		Answers map[string]map[string]any `json:"answers"`
 	}
-	if err := json.Unmarshal(run.Result, &res); err != nil || res.Answers["otp"]["value"] != engine.SecretMask || res.Answers["go"]["confirm"] != true {
-		t.Fatalf("result %s (%v): want otp masked and go confirmed", run.Result, err)
+	if err := json.Unmarshal(run.Result, &res); err != nil || res.Answers["otp"]["value"] != engine.SecretMask || res.Answers["go"]["confirm"] != true || res.Answers["name"]["value"] != "Ada" {
+		t.Fatalf("result %s (%v): want otp masked, go confirmed, name Ada", run.Result, err)
 	}
 	_, page = do(http.MethodGet, "/runs/"+id, map[string]string{"Authorization": bearer}, nil)
 	if !strings.Contains(page, `&#34;value&#34;: &#34;***&#34;`) || strings.Contains(page, "This run is waiting for you") {
