@@ -82,6 +82,9 @@ func (p *progressPrinter) draw(r *engine.Run) {
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
 	el := time.Since(p.start).Round(100 * time.Millisecond)
 	fmt.Fprintf(p.w, "\r\033[K%s %s %-9s %s", bar, counts(r.Progress), r.Status, el)
+	if r.InputRequest != nil {
+		fmt.Fprint(p.w, "  waiting for input")
+	}
 	p.drawn = true
 }
 
