@@ -23,9 +23,11 @@ type runEnv struct {
 
 	mu           sync.Mutex
 	lastProgress time.Time
-	// progress is the last progress recorded, restored after a wait for
-	// input changed its message.
-	progress Progress
+	// progress is the last progress recorded; beforeWait is what it was
+	// when the run started waiting for the questions in waiting (input.go).
+	progress   Progress
+	beforeWait Progress
+	waiting    []InputRequest
 }
 
 var _ Env = (*runEnv)(nil)

@@ -119,13 +119,8 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 		v.deadline.pause()
 		defer v.deadline.resume()
 	}
-	v.mu.Lock()
-	before := v.progress
-	v.mu.Unlock()
-	waiting := before
-	waiting.Message = "waiting for input: " + q.Message
-	v.saveProgress(waiting)
-	defer v.saveProgress(before)
+	v.startWaiting(q)
+	defer v.stopWaiting(q.RequestID)
 	v.e.event(runID, "input", map[string]any{"requestId": q.RequestID, "kind": q.Kind, "message": q.Message})
 	v.e.notify()
 	t := time.NewTicker(inputPoll)
@@ -158,6 +153,39 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 		case <-t.C:
 		}
 	}
+}
+
+// startWaiting records that the run waits for q: progress.message says
+// so (the progress before the first of parallel questions is kept).
+func (v *runEnv) startWaiting(q InputRequest) {
+	v.mu.Lock()
+	if len(v.waiting) == 0 {
+		v.beforeWait = v.progress
+	}
+	v.waiting = append(v.waiting, q)
+	p := v.beforeWait
+	v.mu.Unlock()
+	p.Message = "waiting for input: " + q.Message
+	v.saveProgress(p)
+}
+
+// stopWaiting records that the run no longer waits for requestID: the
+// message names a question still open, or the progress before the wait
+// comes back.
+func (v *runEnv) stopWaiting(requestID string) {
+	v.mu.Lock()
+	for i, w := range v.waiting {
+		if w.RequestID == requestID {
+			v.waiting = append(v.waiting[:i], v.waiting[i+1:]...)
+			break
+		}
+	}
+	p := v.beforeWait
+	if len(v.waiting) > 0 {
+		p.Message = "waiting for input: " + v.waiting[0].Message
+	}
+	v.mu.Unlock()
+	v.saveProgress(p)
 }
 
 // opened returns a stored answer in clear: a secret one is opened with this

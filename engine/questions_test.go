@@ -181,6 +181,19 @@ func TestQuestionKinds(t *testing.T) {
 	if _, err := other.AnswerQuestion(context.Background(), id, "name", engine.Answer{Value: &v}); err != nil {
 		t.Fatal(err)
 	}
+	// The message names the question still open, not the one answered.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		run, err := other.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Progress.Message == "waiting for input: Buy it?" && run.InputRequest != nil && run.InputRequest.RequestID == "go" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after one of two answers: progress %+v, inputRequest %+v", run.Progress, run.InputRequest)
+		}
+	}
 	if _, err := other.AnswerQuestion(context.Background(), id, "go", engine.Answer{Confirm: &yes}); err != nil {
 		t.Fatal(err)
 	}
