@@ -238,9 +238,15 @@ return 'ok' })()`)
 // ctx ends. Errors: ctx's error, INVALID_PARAMETER / STEP_EXECUTION_FAILED
 // when the script throws, PAGE_CRASHED, EXECUTION_ERROR.
 func (tb *Tab) WaitJS(ctx context.Context, expr string) error {
-	_, err := tb.evalRetry(ctx, expr)
-	if err != nil && tb.Crashed() {
-		return tb.mapErr(ctx, err, "wait for a condition")
-	}
+	_, err := tb.WaitValue(ctx, expr)
 	return err
+}
+
+// WaitValue is WaitJS returning the value the promise resolved to.
+func (tb *Tab) WaitValue(ctx context.Context, expr string) (json.RawMessage, error) {
+	raw, err := tb.evalRetry(ctx, expr)
+	if err != nil && tb.Crashed() {
+		return nil, tb.mapErr(ctx, err, "wait for a condition")
+	}
+	return raw, err
 }

@@ -30,7 +30,10 @@ type loginInputs struct {
 	URL      string `json:"url"`
 	Username string `json:"username"`
 	Password string `json:"password"`
-	Fields   struct {
+	// OTP is a one-time code given up front, used when the site asks for
+	// one (login_otp.go).
+	OTP    string `json:"otp"`
+	Fields struct {
 		Username string `json:"username"`
 		Password string `json:"password"`
 		Submit   string `json:"submit"`
@@ -52,6 +55,8 @@ const loginInputSchema = `{
     "username": {"type": "string", "minLength": 1, "maxLength": 1000},
     "password": {"type": "string", "minLength": 1, "maxLength": 1000, "format": "password", "x-secret": true,
       "description": "Secret: never stored, logged or shown (\"***\" everywhere)."},
+    "otp": {"type": "string", "minLength": 1, "maxLength": 100, "format": "password", "x-secret": true,
+      "description": "A one-time code to use if the site asks for one after the password (secret like password). Without it the run asks the person for the code when the site wants one."},
     "fields": {"type": "object", "additionalProperties": false, "description": "CSS selectors, when the semantic detection picks the wrong fields.",
       "properties": {"username": {"type": "string", "minLength": 1, "maxLength": 1000},
                      "password": {"type": "string", "minLength": 1, "maxLength": 1000},
@@ -70,7 +75,8 @@ const loginResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "required": ["loggedIn", "sessionId", "finalUrl"],
   "properties": {"loggedIn": {"type": "boolean"}, "sessionId": {"type": "string"}, "finalUrl": {"type": "string"},
-    "title": {"type": "string"}, "fields": {"type": "object", "description": "How each field was found: given or detected."}}
+    "title": {"type": "string"}, "fields": {"type": "object", "description": "How each field was found: given or detected."},
+    "oneTimeCode": {"type": "boolean", "description": "True when the site asked for a one-time code and it was entered."}}
 }`
 
 // Info describes the template.
@@ -84,7 +90,9 @@ func (t *Login) Info() engine.TemplateInfo {
 			"Later runs with the same sessionId are logged in; export_session_state saves the login for later. " +
 			"Without fields selectors the form is found semantically (autocomplete attributes, input types, labels, " +
 			"names, placeholders, in that order). The password is a secret: it is never stored, logged or shown " +
-			"(\"***\"). Errors: TPL_LOGIN_FIELD_NOT_FOUND (a field cannot be located: give fields.*), " +
+			"(\"***\"). When the site then asks for a one-time code (2FA: authenticator app, SMS, e-mail), inputs.otp is " +
+			"used, or the run waits for the person: inputRequest {requestId: \"otp\", kind: \"secret\"} - ask your user " +
+			"for the code and answer with answer_task_run; never invent one. Errors: TPL_LOGIN_FIELD_NOT_FOUND (a field cannot be located: give fields.*), " +
 			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page), " +
 			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
 		InputSchema: json.RawMessage(loginInputSchema), ResultSchema: json.RawMessage(loginResultSchema),
@@ -167,6 +175,9 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 2, TotalSteps: total, Message: "submitting"})
+	if _, err := tb.Eval(ctx, loginMarkSeenJS); err != nil {
+		return nil, stopErr(ctx, err)
+	}
 	if f.Submit != nil {
 		err = tb.Click(ctx, *f.Submit, wait)
 	} else {
@@ -176,6 +187,10 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: total, Message: "checking success"})
+	usedOTP, err := t.secondStep(ctx, env, tb, in)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
 	if err := t.verify(ctx, tb, in); err != nil {
 		return nil, stopErr(ctx, err)
 	}
@@ -195,7 +210,8 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	}
 	return &engine.Outcome{Result: map[string]any{
 		"loggedIn": true, "sessionId": env.SessionID(), "finalUrl": state.URL, "title": state.Title,
-		"fields": map[string]string{"username": how(in.Fields.Username), "password": how(in.Fields.Password), "submit": how(in.Fields.Submit)},
+		"fields":      map[string]string{"username": how(in.Fields.Username), "password": how(in.Fields.Password), "submit": how(in.Fields.Submit)},
+		"oneTimeCode": usedOTP,
 	}}, nil
 }
 

@@ -58,23 +58,29 @@ const loginDetectJS = `((cfg) => {
   };
 })(%s)`
 
-// loginSuccessJS resolves once the success check holds: urlContains in
+// loginOKJS defines loginOK(cfg): the success check holds: urlContains in
 // the URL and/or selector present; with neither, the page has finished
-// loading and shows no visible password field any more.
-const loginSuccessJS = `((cfg) => new Promise(resolve => {
-  const ok = () => {
-    if (document.readyState !== 'complete') return false;
-    if (cfg.urlContains && !location.href.includes(cfg.urlContains)) return false;
-    if (cfg.selector && !document.querySelector(cfg.selector)) return false;
-    if (!cfg.urlContains && !cfg.selector) {
-      for (const e of document.querySelectorAll('input[type=password]')) {
-        const r = e.getBoundingClientRect();
-        if (r.width > 0 && r.height > 0) return false;
-      }
+// loading and shows neither a visible password field nor a one-time-code
+// field (otpFindJS). It needs otpFindJS defined before it.
+const loginOKJS = `
+const loginOK = cfg => {
+  if (document.readyState !== 'complete') return false;
+  if (cfg.urlContains && !location.href.includes(cfg.urlContains)) return false;
+  if (cfg.selector && !document.querySelector(cfg.selector)) return false;
+  if (!cfg.urlContains && !cfg.selector) {
+    for (const e of document.querySelectorAll('input[type=password]')) {
+      const r = e.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) return false;
     }
-    return true;
-  };
-  const f = () => ok() ? resolve(true) : setTimeout(f, 100);
+    if (otpFind()) return false;
+  }
+  return true;
+};
+`
+
+// loginSuccessJS resolves once the success check (loginOKJS) holds.
+const loginSuccessJS = `((cfg) => new Promise(resolve => {` + otpFindJS + loginOKJS + `
+  const f = () => loginOK(cfg) ? resolve(true) : setTimeout(f, 100);
   f();
 }))(%s)`
 

@@ -1,0 +1,159 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+)
+
+// A login may need a second step: after the password the site asks for a
+// one-time code (an authenticator app, an SMS, an e-mail). login watches
+// for it after submitting; when a code field shows before the success
+// check passes, it takes inputs.otp or asks the person (a secret question,
+// requestId "otp", engine.AskText), types the code, submits it, and then
+// applies the success check.
+
+// otpRequestID is the requestId of the one-time-code question.
+const otpRequestID = "otp"
+
+// otpFindJS defines otpFind(): the visible one-time-code field of the page,
+// or null. A field qualifies by autocomplete "one-time-code"; else by a
+// name, id, label, placeholder or aria-label saying otp / one-time /
+// passcode / verification / 2FA / two-factor / MFA / authenticator /
+// security code / code / token; else, for an input that appeared after the
+// credentials were submitted (it lacks data-browsertask-seen), by the look
+// of a code field (inputmode numeric, a digits pattern, maxlength 4..10).
+// The login's own username and password fields and search boxes never
+// qualify. The field found is marked data-browsertask-login="otp" and its
+// form's submit control "otp-submit".
+const otpFindJS = `
+const otpVisible = el => {
+  if (!el || el.disabled || el.readOnly) return false;
+  const r = el.getBoundingClientRect(), st = getComputedStyle(el);
+  return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none';
+};
+const otpLabel = el => {
+  const parts = [el.name || '', el.id || '', el.placeholder || '', el.getAttribute('aria-label') || ''];
+  if (el.labels) for (const l of el.labels) parts.push(l.innerText || l.textContent || '');
+  const by = el.getAttribute('aria-labelledby');
+  if (by) for (const id of by.split(/\s+/)) { const n = document.getElementById(id); if (n) parts.push(n.textContent || ''); }
+  return parts.join(' ');
+};
+const otpFind = () => {
+  const kw = /one[-_\s]?time|\botp\b|passcode|verification|verify|\b2fa\b|two[-_\s]?(factor|step)|\bmfa\b|authenticator|security[-_\s]?code|\b(auth|sms|email)?[-_\s]?code\b|\btoken\b/i;
+  const c = Array.from(document.querySelectorAll('input')).filter(e => {
+    if (!otpVisible(e)) return false;
+    const role = e.getAttribute('data-browsertask-login');
+    if (role === 'username' || role === 'password') return false;
+    const type = (e.getAttribute('type') || 'text').toLowerCase();
+    const ac = (e.getAttribute('autocomplete') || '').toLowerCase();
+    if (type === 'password') return ac.includes('one-time-code');
+    return ['text', 'tel', 'number'].includes(type) && !/search/i.test(e.name + ' ' + e.id);
+  });
+  const looksLikeCode = e => (e.getAttribute('inputmode') || '') === 'numeric' || /\\d/.test(e.getAttribute('pattern') || '') ||
+    (e.maxLength >= 4 && e.maxLength <= 10);
+  const f = c.find(e => (e.getAttribute('autocomplete') || '').toLowerCase().includes('one-time-code')) ||
+    c.find(e => kw.test(otpLabel(e))) ||
+    c.find(e => !e.hasAttribute('data-browsertask-seen') && looksLikeCode(e)) || null;
+  if (!f) return null;
+  f.setAttribute('data-browsertask-login', 'otp');
+  let submit = null;
+  if (f.form) {
+    const b = Array.from(f.form.querySelectorAll('button, input[type=submit], input[type=image]'))
+      .filter(e => otpVisible(e) && !(e.tagName === 'BUTTON' && ['button', 'reset'].includes((e.getAttribute('type') || '').toLowerCase())));
+    submit = b.find(e => /verify|submit|continue|confirm|next|sign|log/i.test((e.innerText || e.value || '') + ' ' + (e.getAttribute('aria-label') || ''))) || b[0] || null;
+    if (submit) submit.setAttribute('data-browsertask-login', 'otp-submit');
+  }
+  return {field: '[data-browsertask-login="otp"]', submit: submit ? '[data-browsertask-login="otp-submit"]' : null};
+};
+`
+
+// loginMarkSeenJS marks the inputs present before the credentials are
+// submitted, so an input that appears afterwards is known as new.
+const loginMarkSeenJS = `(() => { document.querySelectorAll('input').forEach(e => e.setAttribute('data-browsertask-seen', '')); return true })()`
+
+// loginAfterSubmitJS resolves, once the page has loaded, to {otp} when a
+// one-time-code field shows, or {success: true} when the success check
+// holds (cfg as loginSuccessJS).
+const loginAfterSubmitJS = `((cfg) => new Promise(resolve => {` + otpFindJS + loginOKJS + `
+  const f = () => {
+    if (document.readyState === 'complete') {
+      const otp = otpFind();
+      if (otp) return resolve({otp});
+      if (loginOK(cfg)) return resolve({success: true});
+    }
+    setTimeout(f, 100);
+  };
+  f();
+}))(%s)`
+
+// otpStep is what loginAfterSubmitJS found.
+type otpStep struct {
+	OTP *struct {
+		Field  string  `json:"field"`
+		Submit *string `json:"submit"`
+	} `json:"otp"`
+	Success bool `json:"success"`
+}
+
+// secondStep waits, after the credentials were submitted, for either the
+// success check or a one-time-code field; for a code field it fills in the
+// code (inputs.otp, or the person's answer) and submits it. It reports
+// whether a code was entered. A page that shows neither within
+// successTimeoutMs is left to verify, which explains the failure.
+func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab, in *loginInputs) (bool, error) {
+	cfg, _ := json.Marshal(in.Success)
+	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
+	defer cancel()
+	raw, err := tb.WaitValue(wctx, fmt.Sprintf(loginAfterSubmitJS, cfg))
+	var step otpStep
+	if err != nil || json.Unmarshal(raw, &step) != nil || step.OTP == nil {
+		if ctx.Err() != nil {
+			return false, context.Cause(ctx)
+		}
+		return false, nil
+	}
+	code := in.OTP
+	if code == "" {
+		host := in.URL
+		if u, err := url.Parse(in.URL); err == nil && u.Host != "" {
+			host = u.Host
+		}
+		code, err = engine.AskText(ctx, env, otpRequestID, engine.InputSecret,
+			fmt.Sprintf("%s asks for a one-time code to finish logging in as %s (from your authenticator app, a text message or an e-mail)", host, in.Username))
+		if errors.Is(err, engine.ErrDeclined) {
+			return false, engine.Errorf(engine.StepExecutionFailed, "login stopped: the one-time code %s asked for was declined", host).
+				WithDetails(map[string]any{"step": "otp", "reason": "declined"})
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	wait := timeoutDur(in.TimeoutMs)
+	if err := tb.Type(ctx, step.OTP.Field, code, wait); err != nil {
+		return false, err
+	}
+	if step.OTP.Submit != nil {
+		err = tb.Click(ctx, *step.OTP.Submit, wait)
+	} else {
+		err = tb.Press(ctx, "Enter")
+	}
+	if err != nil {
+		return false, err
+	}
+	// The code page goes away (navigation, or the field is removed) before
+	// the success check, so the code page itself never passes for success.
+	gone := `new Promise(resolve => { const f = () => (!document.querySelector('[data-browsertask-login="otp"]') && document.readyState === 'complete') ? resolve(true) : setTimeout(f, 100); f(); })`
+	gctx, gcancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
+	defer gcancel()
+	_ = tb.WaitJS(gctx, gone)
+	if ctx.Err() != nil {
+		return true, context.Cause(ctx)
+	}
+	return true, nil
+}
