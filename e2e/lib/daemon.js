@@ -120,9 +120,11 @@ export async function connectStdio({ db, flags = [] }) {
 // beside the client (its rawDispatch option): raw() sends one JSON-RPC request
 // on the client's transport (the HTTP transport derives MCP-Protocol-Version,
 // Mcp-Method and Mcp-Name from the body) and answers {kind: 'result', result}
-// or {kind: 'error', error}. sent lists every message the client wrote;
+// or {kind: 'error', error}. onInputRequest (optional) answers a task's
+// input requests (ext-tasks delivers the answer with tasks/update). sent lists
+// every message the client wrote;
 // exchanges every raw request with its response.
-export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28' }, endpointId = 'browsertask-e2e' }) {
+export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28' }, endpointId = 'browsertask-e2e', onInputRequest }) {
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const { createTaskSessionFromClient } = await import('@modelcontextprotocol/ext-tasks/client');
@@ -189,6 +191,7 @@ export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28
   const modern = client.getProtocolEra() === 'modern';
   const session = createTaskSessionFromClient(client, {
     endpointId,
+    ...(onInputRequest ? { onInputRequest } : {}),
     ...(modern ? {
       rawDispatch: raw,
       v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion(), clientInfo, clientCapabilities: {} },

@@ -67,39 +67,48 @@ describe('a login that asks for a one-time code, answered through MCP', { skip: 
   });
 
   test('2026-07-28, SDK v2 + ext-tasks: input_required with an elicitation form, answered by tasks/update', async () => {
-    const conn = await connectV2({ url: daemon.url });
+    const asked = [];
+    const conn = await connectV2({
+      url: daemon.url,
+      onInputRequest: async (request, context) => {
+        asked.push({ request, context });
+        return { action: 'accept', content: { value: OTP_CODE } };
+      },
+    });
     try {
       const { sessionId } = await callOK(conn.client, 'create_browser_session', {});
       const exec = await conn.session.callTool('run_task_template', loginArgs(fixture, sessionId, OTP_LOGIN_PAGES[0]), {
         task: { preference: 'require', retentionMs: 30000 },
       });
       assert.equal(exec.kind, 'task');
-      const controller = conn.session.task(exec.handle.taskId);
-      let view;
-      for (const deadline = Date.now() + 60000; ;) {
-        view = await controller.snapshot();
-        if (view.status !== 'working') break;
-        assert.ok(Date.now() < deadline, 'the login never asked');
-        await new Promise(r => setTimeout(r, 200));
-      }
-      assert.equal(view.status, 'input_required', JSON.stringify(view.raw));
-      const req = view.raw.inputRequests?.otp;
-      assert.equal(req?.method, 'elicitation/create', JSON.stringify(view.raw));
-      assert.equal(req.params.mode, 'form');
-      assert.deepEqual(Object.keys(req.params.requestedSchema.properties), ['value']);
-      assert.match(req.params.message, /one-time code/i);
-      await controller.update({ otp: { action: 'accept', content: { value: OTP_CODE } } });
-      for (const deadline = Date.now() + 60000; ;) {
-        view = await controller.snapshot();
-        if (['completed', 'failed', 'cancelled'].includes(view.status)) break;
-        assert.ok(Date.now() < deadline, `task still ${view.status}`);
-        await new Promise(r => setTimeout(r, 200));
-      }
+      const taskId = exec.handle.taskId;
+      await exec.settle();
+      // The task asked once, as an elicitation form with one string field.
+      assert.equal(asked.length, 1, JSON.stringify(asked));
+      const { request, context } = asked[0];
+      assert.equal(request.kind, 'elicitation');
+      assert.equal(context.delivery, 'task-update');
+      assert.equal(context.taskId, taskId);
+      assert.equal(request.params.mode, 'form');
+      assert.deepEqual(Object.keys(request.params.requestedSchema.properties), ['value']);
+      assert.match(request.params.message, /one-time code/i);
+      const waiting = conn.exchanges.find(e => e.request.method === 'tasks/get' && e.response.result?.status === 'input_required');
+      assert.ok(waiting, 'no tasks/get answered input_required');
+      assert.equal(waiting.response.result.inputRequests.otp.method, 'elicitation/create');
+      const update = conn.sent.find(m => m.method === 'tasks/update');
+      assert.ok(update, 'the answer did not travel as tasks/update');
+      assert.equal(update.params.taskId, taskId);
+      assert.deepEqual(update.params.inputResponses.otp.content, { value: OTP_CODE });
+      // The task completed with the login's run; the code is nowhere in it.
+      const view = await conn.session.task(taskId).snapshot();
       assert.equal(view.status, 'completed', JSON.stringify(view.raw));
       const run = view.raw.result.structuredContent;
       assert.equal(run.status, 'succeeded', JSON.stringify(run));
       assert.equal(run.result.loggedIn, true);
-      assert.ok(!JSON.stringify(view.raw).includes(OTP_CODE), 'the code is in the task');
+      assert.equal(run.result.oneTimeCode, true);
+      for (const ex of conn.exchanges) {
+        assert.ok(!JSON.stringify(ex.response).includes(OTP_CODE), `the code is in the answer to ${ex.request.method}`);
+      }
       await assertLoggedIn(conn.client, fixture, sessionId);
     } finally {
       await conn.close();
