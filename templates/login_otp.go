@@ -28,9 +28,15 @@ const otpRequestID = "otp"
 // security code / code / token; else, for an input that appeared after the
 // credentials were submitted (it lacks data-browsertask-seen), by the look
 // of a code field (inputmode numeric, a digits pattern, maxlength 4..10).
-// The login's own username and password fields and search boxes never
-// qualify. The field found is marked data-browsertask-login="otp" and its
-// form's submit control "otp-submit".
+// Only empty text, tel and number inputs qualify (password inputs only
+// with autocomplete one-time-code), once found a field stays found while
+// it shows; the login's own username and password fields, search boxes
+// and fields named like other codes (promo, coupon, ZIP, postal, country,
+// captcha, API token...) never do. The field found is marked
+// data-browsertask-login="otp" and its submit control "otp-submit": the
+// form's submit button preferring verify / continue / confirm texts, or,
+// for a field outside any form, such a button near it (never "resend" or
+// "back" buttons); null when there is none (Enter submits).
 const otpFindJS = `
 const otpVisible = el => {
   if (!el || el.disabled || el.readOnly) return false;
@@ -44,31 +50,45 @@ const otpLabel = el => {
   if (by) for (const id of by.split(/\s+/)) { const n = document.getElementById(id); if (n) parts.push(n.textContent || ''); }
   return parts.join(' ');
 };
+const otpButtonText = e => (e.innerText || e.value || '') + ' ' + (e.getAttribute('aria-label') || '');
 const otpFind = () => {
-  const kw = /one[-_\s]?time|\botp\b|passcode|verification|verify|\b2fa\b|two[-_\s]?(factor|step)|\bmfa\b|authenticator|security[-_\s]?code|\b(auth|sms|email)?[-_\s]?code\b|\btoken\b/i;
+  const kw = /one[-_\s]?time|otp|passcode|verification|verify|\b2fa\b|two[-_\s]?(factor|step)|\bmfa\b|authenticator|security[-_\s]?code|\b(auth|sms|email)?[-_\s]?code\b|\btoken\b/i;
+  const other = /zip|postal|post[-_\s]?code|promo|coupon|voucher|discount|gift|referr|invit|country|area[-_\s]?code|captcha|search|api[-_\s]?(key|token)|access[-_\s]?token|tracking|order|invoice|sort[-_\s]?code|swift|iban|currency|language/i;
   const c = Array.from(document.querySelectorAll('input')).filter(e => {
     if (!otpVisible(e)) return false;
     const role = e.getAttribute('data-browsertask-login');
     if (role === 'username' || role === 'password') return false;
+    if (e.value !== '' && role !== 'otp') return false;
     const type = (e.getAttribute('type') || 'text').toLowerCase();
     const ac = (e.getAttribute('autocomplete') || '').toLowerCase();
-    if (type === 'password') return ac.includes('one-time-code');
-    return ['text', 'tel', 'number'].includes(type) && !/search/i.test(e.name + ' ' + e.id);
+    if (ac.includes('one-time-code')) return ['text', 'tel', 'number', 'password'].includes(type);
+    return ['text', 'tel', 'number'].includes(type) && !other.test(otpLabel(e));
   });
-  const looksLikeCode = e => (e.getAttribute('inputmode') || '') === 'numeric' || /\\d/.test(e.getAttribute('pattern') || '') ||
+  const looksLikeCode = e => (e.getAttribute('inputmode') || '') === 'numeric' || /\\d|0-9/.test(e.getAttribute('pattern') || '') ||
     (e.maxLength >= 4 && e.maxLength <= 10);
-  const f = c.find(e => (e.getAttribute('autocomplete') || '').toLowerCase().includes('one-time-code')) ||
+  const f = c.find(e => e.getAttribute('data-browsertask-login') === 'otp') ||
+    c.find(e => (e.getAttribute('autocomplete') || '').toLowerCase().includes('one-time-code')) ||
     c.find(e => kw.test(otpLabel(e))) ||
     c.find(e => !e.hasAttribute('data-browsertask-seen') && looksLikeCode(e)) || null;
   if (!f) return null;
+  for (const e of document.querySelectorAll('[data-browsertask-login="otp"], [data-browsertask-login="otp-submit"]')) if (e !== f) e.removeAttribute('data-browsertask-login');
   f.setAttribute('data-browsertask-login', 'otp');
+  const good = /verify|submit|continue|confirm|next|sign|log|done|ok\b|send/i, bad = /resend|new code|another|back|cancel|different|help|problem/i;
   let submit = null;
   if (f.form) {
     const b = Array.from(f.form.querySelectorAll('button, input[type=submit], input[type=image]'))
-      .filter(e => otpVisible(e) && !(e.tagName === 'BUTTON' && ['button', 'reset'].includes((e.getAttribute('type') || '').toLowerCase())));
-    submit = b.find(e => /verify|submit|continue|confirm|next|sign|log/i.test((e.innerText || e.value || '') + ' ' + (e.getAttribute('aria-label') || ''))) || b[0] || null;
-    if (submit) submit.setAttribute('data-browsertask-login', 'otp-submit');
+      .filter(e => otpVisible(e) && !bad.test(otpButtonText(e)) && !(e.tagName === 'BUTTON' && ['button', 'reset'].includes((e.getAttribute('type') || '').toLowerCase())));
+    submit = b.find(e => good.test(otpButtonText(e))) || b[0] || null;
+  } else {
+    // No form: a button near the field (its own, or an ancestor's up to 5 levels).
+    let scope = f.parentElement;
+    for (let i = 0; scope && i < 5 && !submit; i++, scope = scope.parentElement) {
+      const b = Array.from(scope.querySelectorAll('button, input[type=submit], input[type=button], [role=button]'))
+        .filter(e => otpVisible(e) && !bad.test(otpButtonText(e)) && (e.getAttribute('type') || '').toLowerCase() !== 'reset');
+      submit = b.find(e => good.test(otpButtonText(e))) || (i < 2 && b.length === 1 ? b[0] : null);
+    }
   }
+  if (submit) submit.setAttribute('data-browsertask-login', 'otp-submit');
   return {field: '[data-browsertask-login="otp"]', submit: submit ? '[data-browsertask-login="otp-submit"]' : null};
 };
 `
@@ -77,15 +97,16 @@ const otpFind = () => {
 // submitted, so an input that appears afterwards is known as new.
 const loginMarkSeenJS = `(() => { document.querySelectorAll('input').forEach(e => e.setAttribute('data-browsertask-seen', '')); return true })()`
 
-// loginAfterSubmitJS resolves, once the page has loaded, to {otp} when a
-// one-time-code field shows, or {success: true} when the success check
-// holds (cfg as loginSuccessJS).
+// loginAfterSubmitJS resolves, once the page has loaded, to {success:
+// true} when the success check holds (cfg as loginSuccessJS; the default
+// check fails while a one-time-code field shows), else to {otp} when a
+// one-time-code field shows.
 const loginAfterSubmitJS = `((cfg) => new Promise(resolve => {` + otpFindJS + loginOKJS + `
   const f = () => {
     if (document.readyState === 'complete') {
+      if (loginOK(cfg)) return resolve({success: true});
       const otp = otpFind();
       if (otp) return resolve({otp});
-      if (loginOK(cfg)) return resolve({success: true});
     }
     setTimeout(f, 100);
   };
@@ -138,6 +159,9 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 	if err := tb.Type(ctx, step.OTP.Field, code, wait); err != nil {
 		return false, err
 	}
+	if _, err := tb.Eval(ctx, otpMarkMessagesJS); err != nil {
+		return false, err
+	}
 	if step.OTP.Submit != nil {
 		err = tb.Click(ctx, *step.OTP.Submit, wait)
 	} else {
@@ -147,13 +171,58 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		return false, err
 	}
 	// The code page goes away (navigation, or the field is removed) before
-	// the success check, so the code page itself never passes for success.
-	gone := `new Promise(resolve => { const f = () => (!document.querySelector('[data-browsertask-login="otp"]') && document.readyState === 'complete') ? resolve(true) : setTimeout(f, 100); f(); })`
+	// the success check, so the code page itself never passes for success;
+	// a code page that stays or comes back with a new error message means
+	// the site did not take the code: no need to wait for the success
+	// check then.
 	gctx, gcancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
 	defer gcancel()
-	_ = tb.WaitJS(gctx, gone)
+	raw, err = tb.WaitValue(gctx, otpAfterCodeJS)
 	if ctx.Err() != nil {
 		return true, context.Cause(ctx)
 	}
+	var after struct {
+		Rejected string `json:"rejected"`
+		URL      string `json:"url"`
+		Title    string `json:"title"`
+	}
+	if err == nil && json.Unmarshal(raw, &after) == nil && after.Rejected != "" {
+		return true, engine.Errorf(engine.StepExecutionFailed, "login did not succeed: the site did not accept the one-time code; the page is %s (%q) and says %q", after.URL, after.Title, after.Rejected).
+			WithDetails(map[string]any{"step": "otp", "reason": "rejected", "url": after.URL, "title": after.Title, "pageMessage": after.Rejected})
+	}
 	return true, nil
 }
+
+// otpMessageSelector finds the error messages a code page shows.
+const otpMessageSelector = `[role=alert], .error, .alert, #error, .errors`
+
+// otpMarkMessagesJS notes the text of the page's error messages before the
+// code is submitted (data-browsertask-msg), so otpAfterCodeJS can tell a
+// message the submission brought.
+const otpMarkMessagesJS = `(() => { for (const e of document.querySelectorAll('` + otpMessageSelector + `'))
+  e.setAttribute('data-browsertask-msg', (e.innerText || e.textContent || '').trim()); return true })()`
+
+// otpAfterCodeJS resolves, once the page has loaded after the code was
+// submitted, when the code field went away (navigation or removal):
+// {rejected: ""}; or when a visible error message appeared (new, or with a
+// new text) while a one-time-code field still shows: {rejected: the
+// message, url, title}.
+const otpAfterCodeJS = `new Promise(resolve => {` + otpFindJS + `
+  const fresh = () => {
+    for (const e of document.querySelectorAll('` + otpMessageSelector + `')) {
+      const t = (e.innerText || e.textContent || '').replace(/\s+/g, ' ').trim();
+      const r = e.getBoundingClientRect();
+      if (t && r.width > 0 && r.height > 0 && t !== e.getAttribute('data-browsertask-msg')) return t.slice(0, 200);
+    }
+    return '';
+  };
+  const f = () => {
+    if (document.readyState === 'complete') {
+      const msg = fresh();
+      if (msg && otpFind()) return resolve({rejected: msg, url: location.href, title: document.title || ''});
+      if (!document.querySelector('[data-browsertask-login="otp"]')) return resolve({rejected: ''});
+    }
+    setTimeout(f, 100);
+  };
+  f();
+})`

@@ -33,9 +33,9 @@ func otpLoginInputs(t *testing.T, srv *fixture.Server, page string, extra map[st
 	return mustJSON(t, in)
 }
 
-// TestLoginAsksForTheOneTimeCode: on each of the three markups of a
-// one-time-code step the run asks one secret question (requestId "otp",
-// the host in the message), types the answer, and is logged in.
+// TestLoginAsksForTheOneTimeCode: on each markup of a one-time-code step
+// the run asks one secret question (requestId "otp", the host in the
+// message), types the answer, submits it once, and is logged in.
 func TestLoginAsksForTheOneTimeCode(t *testing.T) {
 	srv := fixture.New(t)
 	m := testManager(t)
@@ -44,6 +44,7 @@ func TestLoginAsksForTheOneTimeCode(t *testing.T) {
 		env := newEnv(t, otpLoginInputs(t, srv, page, nil))
 		env.sessionID = "sess_otp_" + string(rune('a'+i))
 		env.ask = a.ask
+		before := srv.OTPSubmissions()
 		out, err := runTemplate(t, NewLogin(m), env)
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
@@ -56,9 +57,60 @@ func TestLoginAsksForTheOneTimeCode(t *testing.T) {
 			!strings.Contains(a.asked[0].Message, srv.Host()) || !strings.Contains(a.asked[0].Message, "one-time code") {
 			t.Fatalf("%s: questions %+v", page, a.asked)
 		}
+		if n := srv.OTPSubmissions() - before; n != 1 {
+			t.Fatalf("%s: %d codes submitted, want 1", page, n)
+		}
 		if st := membersStatus(t, srv, env.sessionID); st != 200 {
 			t.Fatalf("%s: members page after the code: HTTP %d", page, st)
 		}
+	}
+}
+
+// TestLoginOneTimeCodeRejectedOnTheSamePage: a wrong code on a page that
+// stays (the field keeps its value, an error appears) fails at once with
+// reason "rejected" and the page's message, without waiting for the
+// success check; the session is not logged in.
+func TestLoginOneTimeCodeRejectedOnTheSamePage(t *testing.T) {
+	srv := fixture.New(t)
+	m := testManager(t)
+	a := &asker{answer: elicitAccept("value", "111111")}
+	env := newEnv(t, otpLoginInputs(t, srv, "/login-otp/d", map[string]any{"successTimeoutMs": 120000}))
+	env.sessionID, env.ask = "sess_otp_rejected", a.ask
+	_, err := runTemplate(t, NewLogin(m), env)
+	var e *engine.Error
+	if !asEngineError(err, &e) || e.Code != engine.StepExecutionFailed || e.Details["reason"] != "rejected" ||
+		e.Details["pageMessage"] != "Invalid code" || !strings.Contains(e.Message, "did not accept the one-time code") {
+		t.Fatalf("wrong code: %v", err)
+	}
+	if strings.Contains(e.Message, "111111") || len(a.asked) != 1 || srv.OTPSubmissions() != 1 {
+		t.Fatalf("message %q, asked %d, submitted %d", e.Message, len(a.asked), srv.OTPSubmissions())
+	}
+	if st := membersStatus(t, srv, env.sessionID); st != 401 {
+		t.Fatalf("a wrong code logged in: HTTP %d", st)
+	}
+}
+
+// TestLoginCodeLikeFieldsAreNoSecondStep: a login whose next page has a
+// promo code and a ZIP code field succeeds without asking, with the
+// default success check and with an explicit one.
+func TestLoginCodeLikeFieldsAreNoSecondStep(t *testing.T) {
+	srv := fixture.New(t)
+	m := testManager(t)
+	for i, extra := range []map[string]any{nil, {"success": map[string]string{"selector": "#welcome"}}} {
+		a := &asker{answer: elicitAccept("value", fixture.OTPCode)}
+		env := newEnv(t, otpLoginInputs(t, srv, fixture.OTPNoSecondStepPage, extra))
+		env.sessionID, env.ask = "sess_promo_"+string(rune('a'+i)), a.ask
+		out, err := runTemplate(t, NewLogin(m), env)
+		if err != nil {
+			t.Fatalf("%v: %v", extra, err)
+		}
+		if res := resultOf(t, out); res["loggedIn"] != true || res["oneTimeCode"] != false || len(a.asked) != 0 ||
+			!strings.HasSuffix(res["finalUrl"].(string), "/login-otp/none/home") {
+			t.Fatalf("%v: result %v, asked %+v", extra, res, a.asked)
+		}
+	}
+	if srv.OTPSubmissions() != 0 {
+		t.Fatalf("%d codes submitted", srv.OTPSubmissions())
 	}
 }
 
