@@ -93,7 +93,8 @@ func (t *Login) Info() engine.TemplateInfo {
 			"(\"***\"). When the site then asks for a one-time code (2FA: authenticator app, SMS, e-mail), inputs.otp is " +
 			"used, or the run waits for the person: inputRequest {requestId: \"otp\", kind: \"secret\"} - ask your user " +
 			"for the code and answer with answer_task_run; never invent one. Errors: TPL_LOGIN_FIELD_NOT_FOUND (a field cannot be located: give fields.*), " +
-			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page), " +
+			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page; details.reason " +
+			"\"declined\" when the person declined to give the one-time code, \"rejected\" when the site did not accept it), " +
 			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
 		InputSchema: json.RawMessage(loginInputSchema), ResultSchema: json.RawMessage(loginResultSchema),
 		TrustLevel: "any", Resumable: false, NeedsBrowser: true,

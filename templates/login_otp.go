@@ -155,6 +155,7 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 			return false, err
 		}
 	}
+	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: 4, Message: "entering the one-time code"})
 	wait := timeoutDur(in.TimeoutMs)
 	if err := tb.Type(ctx, step.OTP.Field, code, wait); err != nil {
 		return false, err
