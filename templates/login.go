@@ -188,11 +188,11 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: total, Message: "checking success"})
-	usedOTP, err := t.secondStep(ctx, env, tb, in)
+	usedOTP, left, err := t.secondStep(ctx, env, tb, in)
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	if err := t.verify(ctx, tb, in); err != nil {
+	if err := t.verify(ctx, tb, in, left); err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	var state struct {
@@ -261,12 +261,12 @@ func (t *Login) findFields(ctx context.Context, tb *browser.Tab, in *loginInputs
 	}
 }
 
-// verify waits for the success check. Errors: STEP_EXECUTION_FAILED with
-// the page's URL, title and visible error text; the URL policy's error when
-// the form posted somewhere not allowed.
-func (t *Login) verify(ctx context.Context, tb *browser.Tab, in *loginInputs) error {
+// verify waits up to wait for the success check. Errors:
+// STEP_EXECUTION_FAILED with the page's URL, title and visible error text;
+// the URL policy's error when the form posted somewhere not allowed.
+func (t *Login) verify(ctx context.Context, tb *browser.Tab, in *loginInputs, wait time.Duration) error {
 	cfg, _ := json.Marshal(in.Success)
-	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	err := tb.WaitJS(wctx, fmt.Sprintf(loginSuccessJS, cfg))
 	if err == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -125,9 +126,18 @@ type otpStep struct {
 // secondStep waits, after the credentials were submitted, for either the
 // success check or a one-time-code field; for a code field it fills in the
 // code (inputs.otp, or the person's answer) and submits it. It reports
-// whether a code was entered. A page that shows neither within
-// successTimeoutMs is left to verify, which explains the failure.
-func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab, in *loginInputs) (bool, error) {
+// whether a code was entered, and how long verify may still wait for the
+// success check: successTimeoutMs, or a last short look once a wait here
+// used it up. A page that shows neither within successTimeoutMs is left
+// to verify, which explains the failure.
+func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab, in *loginInputs) (bool, time.Duration, error) {
+	full := timeoutDur(in.SuccessTimeoutMs)
+	left := func(w context.Context) time.Duration {
+		if w.Err() != nil {
+			return loginLastLook
+		}
+		return full
+	}
 	cfg, _ := json.Marshal(in.Success)
 	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
 	defer cancel()
@@ -135,9 +145,9 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 	var step otpStep
 	if err != nil || json.Unmarshal(raw, &step) != nil || step.OTP == nil {
 		if ctx.Err() != nil {
-			return false, context.Cause(ctx)
+			return false, 0, context.Cause(ctx)
 		}
-		return false, nil
+		return false, left(wctx), nil
 	}
 	code := in.OTP
 	if code == "" {
@@ -148,20 +158,20 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		code, err = engine.AskText(ctx, env, otpRequestID, engine.InputSecret,
 			fmt.Sprintf("%s asks for a one-time code to finish logging in as %s (from your authenticator app, a text message or an e-mail)", host, in.Username))
 		if errors.Is(err, engine.ErrDeclined) {
-			return false, engine.Errorf(engine.StepExecutionFailed, "login stopped: the one-time code %s asked for was declined", host).
+			return false, 0, engine.Errorf(engine.StepExecutionFailed, "login stopped: the one-time code %s asked for was declined", host).
 				WithDetails(map[string]any{"step": "otp", "reason": "declined"})
 		}
 		if err != nil {
-			return false, err
+			return false, 0, err
 		}
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: 4, Message: "entering the one-time code"})
 	wait := timeoutDur(in.TimeoutMs)
 	if err := tb.Type(ctx, step.OTP.Field, code, wait); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if _, err := tb.Eval(ctx, otpMarkMessagesJS); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if step.OTP.Submit != nil {
 		err = tb.Click(ctx, *step.OTP.Submit, wait)
@@ -169,7 +179,7 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		err = tb.Press(ctx, "Enter")
 	}
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	// The code page goes away (navigation, or the field is removed) before
 	// the success check, so the code page itself never passes for success;
@@ -180,7 +190,7 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 	defer gcancel()
 	raw, err = tb.WaitValue(gctx, otpAfterCodeJS)
 	if ctx.Err() != nil {
-		return true, context.Cause(ctx)
+		return true, 0, context.Cause(ctx)
 	}
 	var after struct {
 		Rejected string `json:"rejected"`
@@ -188,11 +198,15 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		Title    string `json:"title"`
 	}
 	if err == nil && json.Unmarshal(raw, &after) == nil && after.Rejected != "" {
-		return true, engine.Errorf(engine.StepExecutionFailed, "login did not succeed: the site did not accept the one-time code; the page is %s (%q) and says %q", after.URL, after.Title, after.Rejected).
+		return true, 0, engine.Errorf(engine.StepExecutionFailed, "login did not succeed: the site did not accept the one-time code; the page is %s (%q) and says %q", after.URL, after.Title, after.Rejected).
 			WithDetails(map[string]any{"step": "otp", "reason": "rejected", "url": after.URL, "title": after.Title, "pageMessage": after.Rejected})
 	}
-	return true, nil
+	return true, left(gctx), nil
 }
+
+// loginLastLook is how long verify looks at the page once secondStep used
+// up successTimeoutMs waiting: the check it waited for is the same.
+const loginLastLook = 300 * time.Millisecond
 
 // otpMessageSelector finds the error messages a code page shows.
 const otpMessageSelector = `[role=alert], .error, .alert, #error, .errors`
