@@ -94,9 +94,13 @@ const otpFind = () => {
 };
 `
 
-// loginMarkSeenJS marks the inputs present before the credentials are
-// submitted, so an input that appears afterwards is known as new.
-const loginMarkSeenJS = `(() => { document.querySelectorAll('input').forEach(e => e.setAttribute('data-browsertask-seen', '')); return true })()`
+// loginMarkSeenJS marks the inputs shown before the credentials are
+// submitted, so an input that appears afterwards (added, or shown from
+// hidden) is known as new.
+const loginMarkSeenJS = `(() => { document.querySelectorAll('input').forEach(e => {
+  const r = e.getBoundingClientRect(), st = getComputedStyle(e);
+  if (r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none') e.setAttribute('data-browsertask-seen', '');
+}); return true })()`
 
 // loginAfterSubmitJS resolves, once the page has loaded, to {success:
 // true} when the success check holds (cfg as loginSuccessJS; the default
