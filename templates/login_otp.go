@@ -103,14 +103,21 @@ const loginMarkSeenJS = `(() => { document.querySelectorAll('input').forEach(e =
 }); return true })()`
 
 // loginAfterSubmitJS resolves, once the page has loaded, to {success:
-// true} when the success check holds (cfg as loginSuccessJS; the default
-// check fails while a one-time-code field shows), else to {otp} when a
-// one-time-code field shows.
+// true} when the success check (cfg as loginSuccessJS; the default check
+// fails while a one-time-code field shows) has held for cfg.settleMs on
+// the page, else to {otp} when a one-time-code field shows. The settle
+// time covers pages that hide the password form and show the code field
+// a moment later (a spinner, an interstitial page that redirects).
 const loginAfterSubmitJS = `((cfg) => new Promise(resolve => {` + otpFindJS + loginOKJS + `
+  let okSince = 0;
   const f = () => {
-    if (document.readyState === 'complete') {
-      if (loginOK(cfg)) return resolve({success: true});
-      const otp = otpFind();
+    if (document.readyState === 'complete' && loginOK(cfg)) {
+      const now = performance.now();
+      if (!okSince) okSince = now;
+      if (now - okSince >= cfg.settleMs) return resolve({success: true});
+    } else {
+      okSince = 0;
+      const otp = document.readyState === 'complete' && otpFind();
       if (otp) return resolve({otp});
     }
     setTimeout(f, 100);
@@ -142,7 +149,7 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		}
 		return full
 	}
-	cfg, _ := json.Marshal(in.Success)
+	cfg, _ := json.Marshal(map[string]any{"urlContains": in.Success.URLContains, "selector": in.Success.Selector, "settleMs": loginSettle.Milliseconds()})
 	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
 	defer cancel()
 	raw, err := tb.WaitValue(wctx, fmt.Sprintf(loginAfterSubmitJS, cfg))
@@ -207,6 +214,11 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 	}
 	return true, left(gctx), nil
 }
+
+// loginSettle is how long the success check must hold after the
+// credentials were submitted before login takes it as passed rather than
+// a moment before a one-time-code field shows.
+const loginSettle = 750 * time.Millisecond
 
 // loginLastLook is how long verify looks at the page once secondStep used
 // up successTimeoutMs waiting: the check it waited for is the same.
