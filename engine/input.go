@@ -109,6 +109,10 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 		q.PublicKey = pub
 		defer v.e.inputKeys.forget(runID, q.RequestID)
 	}
+	// progress.message is written before the question, so whoever sees
+	// the question (inputRequest) also sees what the run waits for.
+	v.startWaiting(q)
+	defer v.stopWaiting(q.RequestID)
 	wctx, cancel := writeCtx(ctx)
 	err := v.e.store.AddInputRequest(wctx, q)
 	cancel()
@@ -119,8 +123,6 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 		v.deadline.pause()
 		defer v.deadline.resume()
 	}
-	v.startWaiting(q)
-	defer v.stopWaiting(q.RequestID)
 	v.e.event(runID, "input", map[string]any{"requestId": q.RequestID, "kind": q.Kind, "message": q.Message})
 	v.e.notify()
 	t := time.NewTicker(inputPoll)
