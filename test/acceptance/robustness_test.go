@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,9 +23,16 @@ import (
 // of resuming it, stays up, and runs another run to success.
 func TestBlackboxPoisonRunCap(t *testing.T) {
 	t.Parallel()
-	first := startServe(t)
-	cs := connectHTTP(t, first, nil)
-	id := submitAsync(t, cs, "dev_echo", obj{"items": 3, "sleepMs": 10, "exitAtItem": 2}, nil)
+	// The run is submitted by the CLI, not through the process it kills: a
+	// process that dies on the run may do so before it answers its own
+	// submission (the run starts before the answer is written).
+	db := filepath.Join(t.TempDir(), "bt.db")
+	out, errs, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--async",
+		"--input", "items=3", "--input", "sleepMs=10", "--input", "exitAtItem=2")
+	id := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(id, "run_") {
+		t.Fatalf("submit: exit %d %q %s", code, out, errs)
+	}
 	waitExit2 := func(p *proc, which string) {
 		t.Helper()
 		select {
@@ -37,18 +45,18 @@ func TestBlackboxPoisonRunCap(t *testing.T) {
 			t.Fatalf("%s: exit %v, want status 2 from the dev template:\n%s", which, p.waitErr, p.logTail(30))
 		}
 	}
-	waitExit2(first, "first process")
-	for i := 1; i <= 2; i++ {
-		p := newProcCmd(t, "serve", []string{"--db", first.db, "--addr", "127.0.0.1:0"})
+	// The first process and two restarts each claim the run and die on it.
+	for i := 0; i <= 2; i++ {
+		p := newProcCmd(t, "serve", []string{"--db", db, "--addr", "127.0.0.1:0"})
 		if err := p.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		p.watch()
 		t.Cleanup(p.cleanup)
-		waitExit2(p, fmt.Sprintf("restart %d", i))
+		waitExit2(p, fmt.Sprintf("process %d", i+1))
 	}
-	last := startServe(t, "--db", first.db)
-	cs = connectHTTP(t, last, nil)
+	last := startServe(t, "--db", db)
+	cs := connectHTTP(t, last, nil)
 	run := waitTerminal(t, cs, id, 60*time.Second)
 	e := sub(run, "error")
 	if run["status"] != "failed" || e["errorCode"] != "EXECUTION_ERROR" || !strings.Contains(fmt.Sprint(e["message"]), "interrupted 3 times") {
