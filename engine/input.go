@@ -239,20 +239,29 @@ func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, respo
 	if len(response) == 0 {
 		return false, Errorf(InvalidParameter, "the response to %q is empty", requestID)
 	}
-	// A secret question's answer is sealed to the asking process's key
-	// before it is written (seal.go).
 	reqs, err := e.store.InputRequests(ctx, runID)
 	if err != nil {
 		return false, Wrap(ExecutionError, err, "read input requests: %v", err)
 	}
-	for _, r := range reqs {
-		if r.RequestID == requestID && r.Kind == InputSecret {
-			if response, err = sealAnswer(r.PublicKey, response); err != nil {
-				return false, Wrap(ExecutionError, err, "%v", err)
-			}
+	for _, q := range reqs {
+		if q.RequestID == requestID {
+			return e.deliver(ctx, q, response)
 		}
 	}
-	ok, err := e.store.AnswerInput(ctx, AnswerInputParams{RunID: runID, RequestID: requestID, Response: response, Now: e.now()})
+	return false, nil
+}
+
+// deliver writes the response to question q: sealed to the asking
+// process's key for a secret question (seal.go). It reports false when q
+// is no longer outstanding (answered, expired).
+func (e *Engine) deliver(ctx context.Context, q InputRequest, response json.RawMessage) (bool, error) {
+	if q.Kind == InputSecret {
+		var err error
+		if response, err = sealAnswer(q.PublicKey, response); err != nil {
+			return false, Wrap(ExecutionError, err, "%v", err)
+		}
+	}
+	ok, err := e.store.AnswerInput(ctx, AnswerInputParams{RunID: q.RunID, RequestID: q.RequestID, Response: response, Now: e.now()})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
@@ -260,7 +269,7 @@ func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, respo
 		return false, Wrap(ExecutionError, err, "store answer: %v", err)
 	}
 	if ok {
-		e.event(runID, "input", map[string]any{"requestId": requestID, "answered": true})
+		e.event(q.RunID, "input", map[string]any{"requestId": q.RequestID, "answered": true})
 		e.notify()
 	}
 	return ok, nil

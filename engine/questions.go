@@ -157,7 +157,7 @@ func (e *Engine) AnswerQuestion(ctx context.Context, runID, requestID string, a 
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "encode answer: %v", err)
 	}
-	ok, err := e.AnswerInput(ctx, runID, q.RequestID, b)
+	ok, err := e.deliver(ctx, *q, b)
 	if err != nil {
 		return nil, err
 	}
