@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 )
@@ -24,6 +25,8 @@ type instance struct {
 	tempDir string
 	// extraArgs are appended to a launched browser's command line.
 	extraArgs []string
+	// trace is called with every CDP command's method (nil = none).
+	trace func(method string)
 	// policyArgs returns switches the URL policy needs on a launched
 	// browser's command line (the egress proxy under trust restricted),
 	// appended after extraArgs so they win; nil = none. An error fails the
@@ -131,7 +134,20 @@ func (in *instance) startLocked(ctx context.Context) error {
 		proc, wsURL = p, p.wsURL
 	}
 	connCtx, cancel := context.WithCancel(context.Background())
-	b := rod.New().ControlURL(wsURL).Context(connCtx).NoDefaultDevice()
+	b := rod.New().Context(connCtx).NoDefaultDevice()
+	if in.trace != nil {
+		ws := &cdp.WebSocket{}
+		if err := ws.Connect(ctx, wsURL, nil); err != nil {
+			cancel()
+			if proc != nil {
+				proc.kill()
+			}
+			return fmt.Errorf("connect to browser at %s: %w", wsURL, err)
+		}
+		b = b.Client(cdp.New().Logger(cdpTracer(in.trace)).Start(ws))
+	} else {
+		b = b.ControlURL(wsURL)
+	}
 	if err := connectBounded(ctx, b); err != nil {
 		cancel()
 		if proc != nil {
@@ -164,6 +180,19 @@ func connectBounded(ctx context.Context, b *rod.Browser) error {
 		return context.Cause(ctx)
 	case <-time.After(launchTimeout):
 		return errors.New("timed out connecting over CDP")
+	}
+}
+
+// cdpTracer reports the method of each CDP command rod sends (rod's CDP
+// client logs requests, responses and events to its logger).
+type cdpTracer func(method string)
+
+// Println implements rod's utils.Logger.
+func (t cdpTracer) Println(vs ...any) {
+	for _, v := range vs {
+		if r, ok := v.(*cdp.Request); ok {
+			t(r.Method)
+		}
 	}
 }
 

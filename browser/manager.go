@@ -65,6 +65,9 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// ExtraArgs are appended to the command line of launched browsers.
 	ExtraArgs []string
+	// CDPTrace, when set, is called with the method of every CDP command
+	// sent to a browser (tests count them); nil = no tracing.
+	CDPTrace func(method string)
 }
 
 // Manager owns the browsers and the sessions of this process. It is safe
@@ -74,6 +77,8 @@ type Manager struct {
 	log       *slog.Logger
 	instances []*instance
 	policy    *requestPolicy
+	// live files the tabs of runs for their live views (live.go).
+	live *liveRegistry
 	// egress is the forward proxy of launched browsers under trust
 	// restricted, started with the first launch (nil until then).
 	egress *egress.Proxy
@@ -114,7 +119,8 @@ func NewManager(o Options) *Manager {
 		o.MaxTabsPerSession = DefaultMaxTabsPerSession
 	}
 	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
-		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...)}
+		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
+		live: newLiveRegistry()}
 	m.policy = &requestPolicy{m: m}
 	specs := o.Browser
 	if len(specs) == 0 {
@@ -123,7 +129,7 @@ func NewManager(o Options) *Manager {
 	for _, s := range specs {
 		in := &instance{
 			spec: s, remote: isRemoteSpec(s), headed: o.Headed, tempDir: o.TempDir, log: o.Logger,
-			extraArgs: o.ExtraArgs,
+			extraArgs: o.ExtraArgs, trace: o.CDPTrace,
 		}
 		if restricted(o.TrustLevel) {
 			if in.remote {

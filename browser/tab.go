@@ -92,6 +92,10 @@ type Tab struct {
 	t    *tab
 	stop func() bool // unregisters the stop-loading-on-cancel hook
 	once sync.Once
+	// runID is the run holding the tab ("" outside runs); live is its
+	// entry in the live views (nil when runID is "").
+	runID string
+	live  *liveTab
 }
 
 // AcquireTab returns a tab of the session, reusing an idle one when
@@ -111,7 +115,10 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 		<-s.slots
 		return nil, err
 	}
-	tb := &Tab{s: s, t: t}
+	tb := &Tab{s: s, t: t, runID: engine.RunIDFrom(ctx)}
+	if tb.runID != "" {
+		tb.live = s.policy.m.live.open(tb.runID, s, t)
+	}
 	tb.stop = context.AfterFunc(ctx, func() { tb.stopLoading(true) })
 	return tb, nil
 }
@@ -122,6 +129,9 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 // Calls after the first do nothing.
 func (tb *Tab) Release(reusable bool) {
 	tb.once.Do(func() {
+		if tb.live != nil {
+			tb.s.policy.m.live.close(tb.live)
+		}
 		stopped := tb.stop()
 		go func() {
 			defer func() { <-tb.s.slots }()
@@ -255,8 +265,10 @@ func (tb *Tab) stopLoading(blank bool) {
 // Crashed reports whether the tab's renderer crashed.
 func (tb *Tab) Crashed() bool { return tb.t.crashed.Load() }
 
-// guard returns ctx, additionally cancelled when the renderer crashes.
+// guard returns ctx, additionally cancelled when the renderer crashes. It
+// first waits while a person has taken the run over (Manager.HoldRun).
 func (tb *Tab) guard(ctx context.Context) (context.Context, context.CancelFunc) {
+	tb.s.policy.m.live.waitHeld(ctx, tb.runID)
 	c, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(tb.t.crash, cancel)
 	return c, func() { stop(); cancel() }

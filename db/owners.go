@@ -11,11 +11,11 @@ import (
 // doctor) can see which processes share the database.
 func (d *DB) RegisterOwner(ctx context.Context, o engine.Owner) error {
 	return d.writeTx(ctx, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO owners (id, pid, host, started_at, heartbeat_at)
-			VALUES (?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO owners (id, pid, host, started_at, heartbeat_at, live_url)
+			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host,
-				started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
-			o.ID, o.PID, o.Host, o.StartedAt, o.HeartbeatAt)
+				started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, live_url = excluded.live_url`,
+			o.ID, o.PID, o.Host, o.StartedAt, o.HeartbeatAt, o.LiveURL)
 		if err != nil {
 			return fmt.Errorf("db: register owner: %w", err)
 		}
@@ -25,7 +25,7 @@ func (d *DB) RegisterOwner(ctx context.Context, o engine.Owner) error {
 
 // ListOwners returns all owner rows, oldest first.
 func (d *DB) ListOwners(ctx context.Context) ([]engine.Owner, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT id, pid, host, started_at, heartbeat_at FROM owners
+	rows, err := d.reader().QueryContext(ctx, `SELECT id, pid, host, started_at, heartbeat_at, live_url FROM owners
 		ORDER BY started_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("db: list owners: %w", err)
@@ -34,7 +34,7 @@ func (d *DB) ListOwners(ctx context.Context) ([]engine.Owner, error) {
 	owners := []engine.Owner{}
 	for rows.Next() {
 		var o engine.Owner
-		if err := rows.Scan(&o.ID, &o.PID, &o.Host, &o.StartedAt, &o.HeartbeatAt); err != nil {
+		if err := rows.Scan(&o.ID, &o.PID, &o.Host, &o.StartedAt, &o.HeartbeatAt, &o.LiveURL); err != nil {
 			return nil, fmt.Errorf("db: list owners: %w", err)
 		}
 		owners = append(owners, o)

@@ -33,8 +33,8 @@ const (
 type InputRequest struct {
 	RunID     string `json:"runId"`
 	RequestID string `json:"requestId"`
-	// Kind says what is asked: InputText, InputSecret, InputConfirm or
-	// InputMCP (Request says which).
+	// Kind says what is asked: InputText, InputSecret, InputConfirm,
+	// InputTakeover or InputMCP (Request says which).
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	// Request is the MCP form of the question: {"method", "params"}, as it
@@ -59,11 +59,15 @@ type WaitingInput struct {
 	Message     string `json:"message"`
 	RequestedAt int64  `json:"requestedAt"`
 	ExpiresAt   int64  `json:"expiresAt"`
+	// URL is where to answer a takeover: the run's live view on the
+	// dashboard of the process that runs it.
+	URL string `json:"url,omitempty"`
 }
 
 // Waiting is the view of the request a Run shows.
 func (r InputRequest) Waiting() *WaitingInput {
-	return &WaitingInput{RequestID: r.RequestID, Kind: r.Kind, Message: r.Message, RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt}
+	return &WaitingInput{RequestID: r.RequestID, Kind: r.Kind, Message: r.Message, RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt,
+		URL: requestURL(r.Request)}
 }
 
 // Answered reports whether the request has its response.
@@ -93,8 +97,19 @@ const inputPoll = 250 * time.Millisecond
 // input timeout. A secret question's answer arrives sealed (seal.go); its
 // values are masked in everything the run writes from then on.
 func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, error) {
+	return v.ask(ctx, q, nil)
+}
+
+// ask is Ask; stored, when not nil, is called once the question is stored
+// (nil) or could not be (the error).
+func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (json.RawMessage, error) {
+	if stored == nil {
+		stored = func(error) {}
+	}
 	if q.RequestID == "" || len(q.Request) == 0 {
-		return nil, Errorf(ExecutionError, "input request needs a requestId and a request")
+		err := Errorf(ExecutionError, "input request needs a requestId and a request")
+		stored(err)
+		return nil, err
 	}
 	runID := v.run.RunID
 	now := v.e.now()
@@ -104,7 +119,9 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 	if q.Kind == InputSecret {
 		pub, err := v.e.inputKeys.generate(runID, q.RequestID)
 		if err != nil {
-			return nil, Wrap(ExecutionError, err, "%v", err)
+			err = Wrap(ExecutionError, err, "%v", err)
+			stored(err)
+			return nil, err
 		}
 		q.PublicKey = pub
 		defer v.e.inputKeys.forget(runID, q.RequestID)
@@ -117,8 +134,11 @@ func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, erro
 	err := v.e.store.AddInputRequest(wctx, q)
 	cancel()
 	if err != nil {
-		return nil, Wrap(ExecutionError, err, "store input request: %v", err)
+		err = Wrap(ExecutionError, err, "store input request: %v", err)
+		stored(err)
+		return nil, err
 	}
+	stored(nil)
 	if v.deadline != nil {
 		v.deadline.pause()
 		defer v.deadline.resume()
@@ -244,9 +264,20 @@ func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, respo
 		return false, Wrap(ExecutionError, err, "read input requests: %v", err)
 	}
 	for _, q := range reqs {
-		if q.RequestID == requestID {
-			return e.deliver(ctx, q, response)
+		if q.RequestID != requestID {
+			continue
 		}
+		if q.Kind == InputTakeover && !q.Answered() {
+			// A URL-mode elicitation accepted means the person agreed to
+			// open the live view, not that they are done: the takeover
+			// stays open until Done (AnswerQuestion). A decline or cancel
+			// ends it.
+			var res elicitResult
+			if json.Unmarshal(response, &res) == nil && res.Action == "accept" {
+				return true, nil
+			}
+		}
+		return e.deliver(ctx, q, response)
 	}
 	return false, nil
 }

@@ -16,7 +16,7 @@ import (
 func (e *Engine) Run(ctx context.Context) error {
 	host, _ := os.Hostname()
 	now := e.now()
-	if err := e.store.RegisterOwner(ctx, Owner{ID: e.ownerID, PID: os.Getpid(), Host: host, StartedAt: now, HeartbeatAt: now}); err != nil {
+	if err := e.store.RegisterOwner(ctx, Owner{ID: e.ownerID, PID: os.Getpid(), Host: host, StartedAt: now, HeartbeatAt: now, LiveURL: e.liveBaseURL()}); err != nil {
 		return err
 	}
 	e.mu.Lock()

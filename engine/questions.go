@@ -149,6 +149,17 @@ func (e *Engine) AnswerQuestion(ctx context.Context, runID, requestID string, a 
 				WithDetails(map[string]any{"field": "confirm"})
 		}
 		res = elicitResult{Action: "accept", Content: map[string]any{answerConfirmField: *a.Confirm}}
+	case InputTakeover:
+		// confirm true: the person is done with the takeover; false: they
+		// will not do it.
+		if a.Confirm == nil || a.Value != nil {
+			return nil, Errorf(InvalidParameter, "request %s is a takeover: give confirm true once the person finished in the live view (%s), false if they will not; not value", q.RequestID, requestURL(q.Request)).
+				WithDetails(map[string]any{"field": "confirm"})
+		}
+		res = elicitResult{Action: "decline"}
+		if *a.Confirm {
+			res = elicitResult{Action: "accept", Content: map[string]any{"done": true}}
+		}
 	default:
 		return nil, Errorf(InvalidParameter, "request %s is an MCP %s request; answer it with the client that started the task", q.RequestID, q.Kind).
 			WithDetails(map[string]any{"field": "requestId"})

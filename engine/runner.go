@@ -49,6 +49,12 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 		}
 	}
 	env := &runEnv{e: e, run: r, done: done, log: log, cancel: stop, deadline: deadline}
+	rctx = WithRunID(rctx, r.RunID)
+	e.mu.Lock()
+	if a := e.active[r.RunID]; a != nil {
+		a.env, a.ctx = env, rctx
+	}
+	e.mu.Unlock()
 	log.Debug("run started", "resumedItems", len(done))
 
 	out, err := e.callTemplate(rctx, tpl, env)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,6 +35,8 @@ type Engine struct {
 	version   string
 	protocols []string
 	ownerID   string
+	// liveBase is this process's dashboard base URL (live.go).
+	liveBase atomic.Pointer[string]
 
 	wake chan struct{}
 
@@ -47,6 +50,10 @@ type Engine struct {
 type activeRun struct {
 	run    *Run
 	cancel context.CancelCauseFunc
+	// env and ctx are the run's environment and context once it executes
+	// (nil before), for a takeover asked on its behalf (live.go).
+	env *runEnv
+	ctx context.Context
 }
 
 // Options wire an Engine.

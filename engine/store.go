@@ -144,6 +144,9 @@ type Owner struct {
 	Host        string `json:"host"`
 	StartedAt   int64  `json:"startedAt"`
 	HeartbeatAt int64  `json:"heartbeatAt"`
+	// LiveURL is the base URL of the process's dashboard, where the live
+	// views of the runs it executes are served ("" = none).
+	LiveURL string `json:"liveUrl,omitempty"`
 }
 
 // IdempotencyClaim asks CreateRun to hold (TemplateID, Key) until ExpiresAt.

@@ -18,7 +18,7 @@ func testLeases(t *testing.T, nh func(t *testing.T) Harness) {
 	t.Run("OwnersRegisterAndList", func(t *testing.T) {
 		s := nh(t).Store
 		ctx := t.Context()
-		a := engine.Owner{ID: "owner_a", PID: 42, Host: "h1", StartedAt: base + 1, HeartbeatAt: base + 1}
+		a := engine.Owner{ID: "owner_a", PID: 42, Host: "h1", StartedAt: base + 1, HeartbeatAt: base + 1, LiveURL: "http://127.0.0.1:7788"}
 		b := engine.Owner{ID: "owner_b", PID: 7, Host: "h2", StartedAt: base + 2, HeartbeatAt: base + 2}
 		for _, o := range []engine.Owner{a, b} {
 			if err := s.RegisterOwner(ctx, o); err != nil {
@@ -26,7 +26,7 @@ func testLeases(t *testing.T, nh func(t *testing.T) Harness) {
 			}
 		}
 		// Registering again replaces the row (a restarted process reusing its id).
-		a.PID, a.HeartbeatAt = 43, base+5
+		a.PID, a.HeartbeatAt, a.LiveURL = 43, base+5, "http://127.0.0.1:41234"
 		if err := s.RegisterOwner(ctx, a); err != nil {
 			t.Fatal(err)
 		}

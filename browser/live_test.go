@@ -1,0 +1,212 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// cdpCounter counts the CDP commands a Manager sends, by method.
+type cdpCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *cdpCounter) trace(method string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[method]++
+}
+
+func (c *cdpCounter) count(method string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[method]
+}
+
+// nextFrame waits for a frame on ch.
+func nextFrame(t *testing.T, ch <-chan engine.LiveFrame) engine.LiveFrame {
+	t.Helper()
+	select {
+	case f, ok := <-ch:
+		if !ok {
+			t.Fatal("the frame stream ended")
+		}
+		return f
+	case <-time.After(20 * time.Second):
+		t.Fatal("no frame within 20 s")
+	}
+	return engine.LiveFrame{}
+}
+
+// TestLiveView: a run's tab is filed under the run; with no viewer
+// Chromium gets no screencast command while the tab loads and runs
+// scripts; a viewer gets JPEG frames that change as the page changes, the
+// tab's URL and title; the last viewer leaving stops the screencast; a
+// released tab keeps its last frame as a still and refuses input.
+func TestLiveView(t *testing.T) {
+	srv := fixture.New(t)
+	cnt := &cdpCounter{n: map[string]int{}}
+	m := newManager(t, Options{CDPTrace: cnt.trace})
+	s, err := m.Session(testCtx(t, 30*time.Second), "ses_live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := engine.WithRunID(testCtx(t, 60*time.Second), "run_live")
+	tb, err := s.AcquireTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Navigate(ctx, srv.URL("/live/ticker"), WaitLoad); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.WaitJS(ctx, `Number(document.getElementById('tick').textContent) >= 3`); err != nil {
+		t.Fatal(err)
+	}
+	if n := cnt.count("Page.navigate"); n == 0 {
+		t.Fatal("the trace saw no Page.navigate: it does not count commands")
+	}
+	if n := cnt.count("Page.startScreencast") + cnt.count("Page.screencastFrameAck"); n != 0 {
+		t.Fatalf("%d screencast commands with no viewer, want 0", n)
+	}
+
+	tabs := m.LiveTabs(ctx, "run_live")
+	if len(tabs) != 1 || tabs[0].URL != srv.URL("/live/ticker") || tabs[0].Title != "Ticker" || tabs[0].Closed {
+		t.Fatalf("live tabs %+v, want the ticker", tabs)
+	}
+	if got := m.LiveTabs(ctx, "run_other"); len(got) != 0 {
+		t.Fatalf("another run's tabs: %+v", got)
+	}
+
+	wctx, unwatch := context.WithCancel(ctx)
+	frames, err := m.WatchTab(wctx, "run_live", tabs[0].ID, 640, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := nextFrame(t, frames)
+	var second engine.LiveFrame
+	for second = nextFrame(t, frames); bytes.Equal(second.JPEG, first.JPEG); second = nextFrame(t, frames) {
+	}
+	if !bytes.HasPrefix(first.JPEG, []byte{0xff, 0xd8}) || first.Width <= 0 || first.Height <= 0 || second.Seq <= first.Seq {
+		t.Fatalf("frames: first %d bytes %gx%g seq %d, second seq %d", len(first.JPEG), first.Width, first.Height, first.Seq, second.Seq)
+	}
+	if n := cnt.count("Page.startScreencast"); n != 1 {
+		t.Fatalf("%d Page.startScreencast with one viewer, want 1", n)
+	}
+	unwatch()
+	waitFor(t, "the screencast to stop", func() bool { return cnt.count("Page.stopScreencast") == 1 })
+	if _, ok := <-frames; ok {
+		// one frame may have been queued before the stop; the stream ends after it
+		if _, ok := <-frames; ok {
+			t.Fatal("the stream did not end when its viewer left")
+		}
+	}
+
+	// Input reaches the page: a click on the ticker's heading area and
+	// typed text on a page with a field.
+	if err := m.DispatchInput(ctx, "run_live", tabs[0].ID, []engine.LiveInput{{Type: "mousemove", X: 2, Y: 0.5}}); err == nil ||
+		!strings.Contains(err.Error(), "fractions") {
+		t.Fatalf("out-of-frame input: %v", err)
+	}
+
+	tb.Release(true)
+	waitFor(t, "the tab to show as closed", func() bool {
+		got := m.LiveTabs(ctx, "run_live")
+		return len(got) == 1 && got[0].Closed
+	})
+	if f := m.LiveFrame("run_live", tabs[0].ID); f == nil || len(f.JPEG) == 0 {
+		t.Fatal("a closed tab keeps no still")
+	}
+	if err := m.DispatchInput(ctx, "run_live", tabs[0].ID, []engine.LiveInput{{Type: "text", Text: "x"}}); err == nil {
+		t.Fatal("input to a closed tab was accepted")
+	}
+	if _, err := m.WatchTab(ctx, "run_live", tabs[0].ID, 640, 400); err == nil {
+		t.Fatal("watching a closed tab did not fail")
+	}
+}
+
+// TestLiveInputAndHold: a held run's tab stops at its next call until the
+// hold is released, while a person's pointer and keys reach the page
+// (the human check passes only with a real pointer sequence).
+func TestLiveInputAndHold(t *testing.T) {
+	srv := fixture.New(t)
+	m := newManager(t, Options{})
+	s, err := m.Session(testCtx(t, 30*time.Second), "ses_hold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := engine.WithRunID(testCtx(t, 60*time.Second), "run_hold")
+	tb, err := s.AcquireTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release(false)
+	if _, err := tb.Navigate(ctx, srv.URL("/human-check"), WaitLoad); err != nil {
+		t.Fatal(err)
+	}
+	// Automation's own click (one move to the centre) is refused.
+	if err := tb.Click(ctx, "#human", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.WaitSelector(ctx, "#refused", 5*time.Second); err != nil {
+		t.Fatalf("automation passed the human check: %v", err)
+	}
+
+	release := m.HoldRun("run_hold")
+	evalDone := make(chan error, 1)
+	go func() {
+		_, err := tb.Eval(ctx, `1`)
+		evalDone <- err
+	}()
+	select {
+	case err := <-evalDone:
+		t.Fatalf("the held run's tab answered a call (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+
+	raw, err := tb.Page().Context(ctx).Eval(`() => { const r = document.getElementById('human').getBoundingClientRect();
+		return JSON.stringify({x: (r.left + r.width / 2) / innerWidth, y: (r.top + r.height / 2) / innerHeight, w: r.width / innerWidth}) }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at struct{ X, Y, W float64 }
+	if err := json.Unmarshal([]byte(raw.Value.Str()), &at); err != nil {
+		t.Fatal(err)
+	}
+	var evs []engine.LiveInput
+	for i := range 5 {
+		evs = append(evs, engine.LiveInput{Type: "mousemove", X: at.X - at.W/4 + float64(i)*at.W/10, Y: at.Y})
+	}
+	evs = append(evs,
+		engine.LiveInput{Type: "mousedown", X: at.X, Y: at.Y, Button: "left", Buttons: 1, ClickCount: 1},
+		engine.LiveInput{Type: "mouseup", X: at.X, Y: at.Y, Button: "left", ClickCount: 1})
+	if err := m.DispatchInput(ctx, "run_hold", tb.live.id, evs); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-evalDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.WaitSelector(ctx, "#verified", 5*time.Second); err != nil {
+		t.Fatalf("the person's click did not pass the check: %v", err)
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
