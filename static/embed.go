@@ -1,12 +1,13 @@
 // Package static holds the dashboard's assets, embedded in the binary so the
 // dashboard works offline with no CDN: the stylesheet, a few lines of script
-// (copy buttons), and htmx vendored untouched from the npm package htmx.org
-// with its license (refresh with refresh-htmx.sh).
+// (copy buttons; the live view's frames and input), and htmx and its SSE
+// extension vendored untouched from the npm packages htmx.org and
+// htmx-ext-sse with their licenses (refresh with refresh-htmx.sh).
 package static
 
 import "embed"
 
 // FS holds the assets served under /static/. It is read-only.
 //
-//go:embed app.css app.js htmx.min.js htmx.LICENSE htmx.VERSION
+//go:embed app.css app.js live.js htmx.min.js htmx.LICENSE htmx.VERSION htmx-ext-sse.js htmx-ext-sse.LICENSE htmx-ext-sse.VERSION
 var FS embed.FS

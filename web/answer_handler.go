@@ -119,6 +119,9 @@ func questionViews(reqs []engine.InputRequest, now time.Time) []QuestionView {
 			v.KindLabel = "text"
 		case engine.InputConfirm:
 			v.KindLabel = "yes or no"
+		case engine.InputTakeover:
+			v.KindLabel = "takeover: act in the run's browser in the live view, then press Done"
+			v.URL = q.Waiting().URL
 		default:
 			v.KindLabel = "MCP request: answer it from the AI client that started the run"
 			v.Answerable = false

@@ -25,6 +25,8 @@ type Engine interface {
 	ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
 	PendingInputs(ctx context.Context, runID string) ([]engine.InputRequest, error)
 	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingInput, error)
+	TakeOver(ctx context.Context, runID string, hold func() (release func())) (*engine.WaitingInput, error)
+	LiveLocation(ctx context.Context, r *engine.Run) engine.LiveWhere
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 }
@@ -50,11 +52,15 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time (nil = time.Now), for ages and tests.
 	Now func() time.Time
+	// Live shows the tabs of the runs this process executes and takes a
+	// person's input during a takeover (live.go); nil = no browser here.
+	Live Live
 }
 
 // Dashboard serves the dashboard's routes (see routes.go).
 type Dashboard struct {
 	eng     Engine
+	live    Live
 	opts    Options
 	log     *slog.Logger
 	now     func() time.Time
@@ -64,7 +70,7 @@ type Dashboard struct {
 // New builds the dashboard handler. Mount it at "/" of the daemon's mux; it
 // serves every path routes.go lists and 404s the rest.
 func New(opts Options) *Dashboard {
-	d := &Dashboard{eng: opts.Engine, opts: opts, log: opts.Logger, now: opts.Now}
+	d := &Dashboard{eng: opts.Engine, live: opts.Live, opts: opts, log: opts.Logger, now: opts.Now}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}

@@ -61,7 +61,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 }
 
 // crossSite says why a state-changing request (any method but GET, HEAD
-// and OPTIONS) must be refused as coming from another origin, or "" when it
+// and OPTIONS; and any request to a live view route) must be refused as coming from another origin, or "" when it
 // may go on. The request's own origin is its Host. A browser tells where a
 // request comes from in up to three headers, each refused when it names
 // another origin:
@@ -78,7 +78,11 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 func crossSite(r *http.Request) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		return ""
+		// The live view's frame stream shows the run's browser: checked
+		// like a state change, so no other origin can open it.
+		if !isLivePath(r.URL.Path) {
+			return ""
+		}
 	}
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "", "same-origin", "none":

@@ -18,6 +18,9 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /runs/{id}", d.runPage)                                        // run detail (live while not terminal)
 	mux.HandleFunc("POST /runs/{id}/cancel", d.cancelRun)                              // cancel a run
 	mux.HandleFunc("POST /runs/{id}/answer", d.answerRun)                              // answer a question the run asks
+	mux.HandleFunc("POST /runs/{id}/takeover", d.takeOver)                             // take the run's browser over (live view)
+	mux.HandleFunc("GET /runs/{id}/live/stream", d.liveStream)                         // the run's tabs and frames (SSE)
+	mux.HandleFunc("POST /runs/{id}/live/{tab}/input", d.liveInput)                    // a person's input to a tab (takeover)
 	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use
 	mux.HandleFunc("GET /templates", d.templatesPage)                                  // templates with schemas and examples

@@ -116,6 +116,11 @@ func (d *Dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 	if rid := r.URL.Query().Get(answeredParam); rid != "" {
 		v.AnswerNote = answerNote(rid)
 	}
+	if r.Header.Get("HX-Request") != "true" {
+		if run, err := d.eng.Get(r.Context(), v.ID); err == nil {
+			v.Live = d.liveView(r.Context(), run)
+		}
+	}
 	d.render(w, r, http.StatusOK, runPage(v), runLive(v))
 }
 

@@ -92,10 +92,49 @@ type RunView struct {
 	Questions []QuestionView
 	// AnswerURL is where the answer forms post.
 	AnswerURL string
+	// Live is the run's live view (nil: none to show, or a refresh of the
+	// live region, which keeps the one on the page: hx-preserve).
+	Live *LiveView
 	// AnswerNote confirms an answer was sent; AnswerError says why one was
 	// refused. Neither ever holds the answer itself.
 	AnswerNote  string
 	AnswerError *ErrorView
+}
+
+// LiveView is the live view of a run's browser on its run page.
+type LiveView struct {
+	// StreamURL is the frame stream (Server-Sent Events); "" when the
+	// view is not streamed from here (a finished run's stills, or a run
+	// another process executes).
+	StreamURL string
+	// TakeOverURL is where "Take over" posts.
+	TakeOverURL string
+	// Elsewhere says where the live view is served when another process
+	// runs the run; ElsewhereURL links there ("" when it serves none).
+	Elsewhere    string
+	ElsewhereURL string
+	// Note is shown when there is nothing to watch (yet).
+	Note string
+	Tabs []LiveTabView
+	// Control is set while a takeover is open: the tabs take the person's
+	// input.
+	Control bool
+	// CanTakeOver shows "Take over" (the run runs here, no takeover open).
+	CanTakeOver bool
+}
+
+// LiveTabView is one tab in a live view.
+type LiveTabView struct {
+	ID     string
+	URL    string
+	Title  string
+	Closed bool
+	// Frame is the last frame as a data: URL ("" before the first one).
+	Frame string
+	// Event is the name of the tab's frame events in the stream.
+	Event string
+	// InputURL is where the person's input for the tab is posted.
+	InputURL string
 }
 
 // QuestionView is one question a waiting run asks the person.
@@ -115,6 +154,8 @@ type QuestionView struct {
 	// Answerable is false for raw MCP requests, which only the MCP client
 	// that started the task can answer.
 	Answerable bool
+	// URL is a takeover's live view (on the process that runs the run).
+	URL string
 }
 
 // ItemRow is one item checkpoint.
