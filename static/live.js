@@ -53,10 +53,14 @@
   var buttons = ["left", "middle", "right"];
   var queue = [], sending = false;
 
+  // push queues an event; the tab is marked data-sending until its input
+  // has reached the server.
   function push(frame, e) {
-    var url = frame.closest(".live-tab").getAttribute("data-input-url");
+    var tab = frame.closest(".live-tab");
+    var url = tab.getAttribute("data-input-url");
     if (queue.length > 500) queue.splice(0, queue.length - 500);
-    queue.push({ url: url, event: e, tab: frame.closest(".live-tab") });
+    queue.push({ url: url, event: e, tab: tab });
+    tab.setAttribute("data-sending", "true");
     flush();
   }
 
@@ -93,6 +97,7 @@
       showError(tab, "input not sent: " + err);
     }).then(function () {
       sending = false;
+      if (!queue.some(function (q) { return q.tab === tab; })) tab.removeAttribute("data-sending");
       flush();
     });
   }
@@ -102,7 +107,7 @@
       var frame = frameOf(ev);
       if (!frame) return;
       if (type !== "mousemove") ev.preventDefault();
-      if (type === "mousedown") frame.focus();
+      if (type === "mousedown") frame.focus({ preventScroll: true });
       var p = at(frame, ev);
       var e = { type: type, x: p.x, y: p.y, buttons: ev.buttons, modifiers: modifiers(ev) };
       if (type !== "mousemove") {

@@ -18,14 +18,18 @@ import (
 
 // saveDashboardShot copies the runs-list screenshot to
 // $BROWSERTASK_SCREENSHOT_DIR when set (how docs/dashboard.png is refreshed).
-func saveDashboardShot(t *testing.T, src string) {
+func saveDashboardShot(t *testing.T, src string) { saveShot(t, src, "dashboard.png") }
+
+// saveShot copies a screenshot to $BROWSERTASK_SCREENSHOT_DIR/name when
+// that is set (how the README's screenshots in docs/ are refreshed).
+func saveShot(t *testing.T, src, name string) {
 	d := os.Getenv("BROWSERTASK_SCREENSHOT_DIR")
 	if d == "" {
 		return
 	}
 	b, err := os.ReadFile(src)
 	if err == nil {
-		err = os.WriteFile(filepath.Join(d, "dashboard.png"), b, 0o644)
+		err = os.WriteFile(filepath.Join(d, name), b, 0o644)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +70,9 @@ func until(t *testing.T, p *rod.Page, what, js string, d time.Duration) {
 			return
 		}
 		if time.Now().After(deadline) {
+			if os.Getenv("BROWSERTASK_TEST_DUMP") != "" {
+				t.Logf("page: %s", p.MustHTML())
+			}
 			t.Fatalf("%s: not true after %v (%s; err %v)", what, d, js, err)
 		}
 		time.Sleep(50 * time.Millisecond)
