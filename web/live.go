@@ -45,7 +45,9 @@ const (
 
 // isLivePath reports whether a path is a live view route whose GET must be
 // same-origin too (the frame stream shows the run's browser).
-func isLivePath(p string) bool { return strings.HasPrefix(p, "/runs/") && strings.Contains(p, "/live/") }
+func isLivePath(p string) bool {
+	return strings.HasPrefix(p, "/runs/") && strings.Contains(p, "/live/")
+}
 
 // liveView builds the live view of run (nil for a run that has none to
 // show: finished with no stills kept here).
