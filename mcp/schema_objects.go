@@ -168,12 +168,13 @@ func asyncHandleSchema() map[string]any {
 func inputRequestSchema() map[string]any {
 	return map[string]any{"anyOf": []any{map[string]any{"type": "null"}, object(map[string]any{
 		"requestId":   str("Answer with answer_task_run {runId, requestId, value | confirm}."),
-		"kind":        map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm, engine.InputMCP}},
+		"kind":        map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm, engine.InputTakeover, engine.InputMCP}},
 		"message":     str("What the run asks, for the person (never answer it yourself)."),
 		"requestedAt": integer("Unix ms."),
 		"expiresAt":   integer("Unix ms; without an answer by then the run fails RUN_TIMEOUT (reason \"no answer\")."),
+		"url":         str("kind takeover: the live view where the person acts in the run's browser and presses Done; give it to your user."),
 	}, "requestId", "kind", "message", "requestedAt", "expiresAt")},
-		"description": "Set while the running run waits for a person's answer (a one-time code, a confirmation); null otherwise."}
+		"description": "Set while the running run waits for a person (a one-time code, a confirmation, a takeover in the live view); null otherwise."}
 }
 
 // ignoredArgumentsSchema is the optional v1.1 list of unknown arguments.

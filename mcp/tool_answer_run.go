@@ -19,7 +19,9 @@ func (s *Server) answerTaskRunTool() toolDef {
 			"list_task_runs, or the answer of run_task_template) paused to ask a person something - a one-time code, " +
 			"a value only they know, a yes/no confirmation. ASK YOUR USER and pass on exactly what they say: never " +
 			"invent, guess or reuse a code, and never confirm on their behalf. Give value (a string) for kind text or " +
-			"secret, confirm (true or false) for kind confirm; false declines. A secret answer is never stored or " +
+			"secret, confirm (true or false) for kind confirm; false declines. Kind takeover asks your user to act in the " +
+			"run's browser through the live view at inputRequest.url (give them the link); it ends when they press " +
+			"Done there, or confirm true once they say they are done (false: they will not). A secret answer is never stored or " +
 			"shown in clear. The answer is {answered: true, runId, requestId, kind}; poll the run with get_task_run. " +
 			"Errors: RUN_NOT_FOUND; INVALID_PARAMETER when nothing with that requestId is waiting (answered already, " +
 			"expired) or the answer does not fit the kind.",
@@ -28,13 +30,13 @@ func (s *Server) answerTaskRunTool() toolDef {
 			"runId":     str("The waiting run."),
 			"requestId": str("inputRequest.requestId of the run."),
 			"value":     map[string]any{"type": "string", "maxLength": 10000, "description": "The answer for kind text or secret, exactly as your user gave it."},
-			"confirm":   map[string]any{"type": "boolean", "description": "The answer for kind confirm: true yes, false no."},
+			"confirm":   map[string]any{"type": "boolean", "description": "The answer for kind confirm: true yes, false no; for kind takeover: true done, false declined."},
 		}, "runId", "requestId"),
 		output: outputOf(object(map[string]any{
 			"answered":  map[string]any{"type": "boolean"},
 			"runId":     str("The run."),
 			"requestId": str("The question answered."),
-			"kind":      map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm}},
+			"kind":      map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm, engine.InputTakeover}},
 		}, "answered", "runId", "requestId", "kind")),
 		handle: s.answerTaskRun,
 	}

@@ -62,15 +62,17 @@ func (t *RunSteps) Info() engine.TemplateInfo {
 			"extract{name, selector, attr?, all?}, screenshot{name, fullPage?}, pdf{name}, evaluate{script, name?} " +
 			"(trust level local only), ask{message, selector, secret?} (waits for the element, asks the person " +
 			"message, then types the answer into selector like type; secret: true asks for a secret, masked as *** " +
-			"everywhere) and confirm{message} (asks the person a yes/no question; no ends the run). Element steps " +
-			"wait up to timeoutMs (default 5000) for their element. While ask or confirm waits for the answer the run " +
+			"everywhere), confirm{message} (asks the person a yes/no question; no ends the run) and takeover{message} " +
+			"(a person acts in the run's browser through the dashboard's live view — a CAPTCHA, a consent wall — and " +
+			"presses Done; inputRequest.url is the live view to open). Element steps " +
+			"wait up to timeoutMs (default 5000) for their element. While ask, confirm or takeover waits for the answer the run " +
 			"stays running with an inputRequest (answer with answer_task_run or the client's form; never invent an " +
 			"answer), and the wait does not count against the run's options.timeoutMs. " +
 			"Use it for forms, clicks and multi-page flows; with a sessionId it continues a logged-in session. " +
 			"The result has the extracted/evaluated values by name and the artifact ids of screenshots and PDFs. " +
 			"The first failing step fails the run; its error has details.stepIndex (0-based; -1 = startUrl) and " +
 			"details.action: ELEMENT_NOT_FOUND, NAVIGATION_TIMEOUT, STEP_EXECUTION_FAILED, PAGE_CRASHED, " +
-			"TRUST_LEVEL_NOT_ALLOWED; a declined ask or a no to confirm is STEP_EXECUTION_FAILED with " +
+			"TRUST_LEVEL_NOT_ALLOWED; a declined ask or takeover or a no to confirm is STEP_EXECUTION_FAILED with " +
 			"details.reason \"declined\" (the steps after it never run); no answer in time is RUN_TIMEOUT with " +
 			"details.reason \"no answer\". Not resumable.",
 		InputSchema: json.RawMessage(runStepsInputSchema()), ResultSchema: json.RawMessage(runStepsResultSchema),

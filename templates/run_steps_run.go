@@ -176,6 +176,8 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 			return declined("the person answered no to %q; the steps after it did not run", st.Message)
 		}
 		return nil
+	case "takeover":
+		return r.takeover(ctx, i, st)
 	case "evaluate":
 		if r.env.Profile().TrustLevel == "restricted" {
 			return engine.Errorf(engine.TrustLevelNotAllowed, "evaluate needs trust level local; this server runs restricted")
@@ -228,6 +230,22 @@ func (r *stepsRun) ask(ctx context.Context, i int, st step, wait time.Duration) 
 		return err
 	}
 	return r.tb.Type(ctx, st.Selector, v, wait)
+}
+
+// takeover asks a person to act in the run's tab through the live view
+// (a CAPTCHA, a consent wall) and waits until they press Done; the steps
+// after it go on from wherever they left the tab.
+func (r *stepsRun) takeover(ctx context.Context, i int, st step) error {
+	r.front(ctx)
+	err := engine.AskTakeover(ctx, r.env, stepRequestID(i), st.Message)
+	switch {
+	case errors.Is(err, engine.ErrDeclined):
+		return declined("the person declined the takeover %q; the steps after it did not run", st.Message)
+	case errors.Is(err, engine.ErrNoLiveView):
+		return engine.Errorf(engine.StepExecutionFailed, "takeover %q: %v", st.Message, err).
+			WithDetails(map[string]any{"reason": "no live view"})
+	}
+	return err
 }
 
 // front brings the run's tab to the front again after a click or a key

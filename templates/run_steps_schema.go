@@ -28,14 +28,14 @@ func stepRule(action, props, extra string, required ...string) string {
 }
 
 // stepActions are run_steps' actions, in the order the schema lists them.
-const stepActions = `"navigate", "click", "type", "press", "select", "wait_for", "scroll", "extract", "screenshot", "pdf", "ask", "confirm", "evaluate"`
+const stepActions = `"navigate", "click", "type", "press", "select", "wait_for", "scroll", "extract", "screenshot", "pdf", "ask", "confirm", "takeover", "evaluate"`
 
 const (
 	selProp     = `"selector": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "CSS selector; the first match is used."}`
 	waitProp    = `"timeoutMs": {"type": "integer", "minimum": 100, "maximum": 120000, "description": "How long to wait for the element (default 5000)."}`
 	nameProp    = `"name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,100}$", "description": "Key of the value in result.values (or the artifact's name)."}`
 	navWaitProp = `"waitFor": ` + waitForSchema
-	msgProp     = `"message": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "The question shown to the person (ask: what to enter; confirm: what a yes allows)."}`
+	msgProp     = `"message": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "The question shown to the person (ask: what to enter; confirm: what a yes allows; takeover: what to do in the browser before pressing Done)."}`
 )
 
 // runStepsInputSchema returns run_steps' input JSON Schema: steps
@@ -62,6 +62,7 @@ func runStepsInputSchema() string {
       ` + stepSchema("pdf", nameProp, "name") + `,
       ` + stepSchema("ask", msgProp+", "+selProp+`, "secret": {"type": "boolean", "default": false, "description": "Ask for a secret (a PIN, a one-time code): hidden input where the person answers, masked as *** everywhere."}, `+waitProp, "message", "selector") + `,
       ` + stepSchema("confirm", msgProp, "message") + `,
+      ` + stepSchema("takeover", msgProp, "message") + `,
       ` + stepSchema("evaluate", `"script": {"type": "string", "minLength": 1, "maxLength": 100000, "description": "A JavaScript expression (wrap statements in an IIFE); a returned promise is awaited; its JSON value goes to result.values[name]."}, `+nameProp, "script") + `
     ]}},
     "viewport": ` + viewportSchema + `,
