@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -86,6 +87,7 @@ func (a *app) close() {
 func (a *app) httpHandler(addr string) (http.Handler, error) {
 	// Pages opened by our own browser must never reach our own API.
 	a.browser.DenyHost(addr)
+	a.engine.SetLiveBase(dashboardBase(addr))
 	token := a.cfg.token
 	if a.cfg.tokenFile != "" {
 		b, err := os.ReadFile(a.cfg.tokenFile)
@@ -115,9 +117,25 @@ func (a *app) dashboard(token, addr string) *web.Dashboard {
 		bin = "browsertask"
 	}
 	return web.New(web.Options{
-		Engine: a.engine, Token: token, DBPath: a.cfg.dbPath, Addr: addr, Binary: bin,
+		Engine: a.engine, Live: a.browser, Token: token, DBPath: a.cfg.dbPath, Addr: addr, Binary: bin,
 		Version: Version, Logger: a.log.With("component", "web"),
 	})
+}
+
+// dashboardBase is the dashboard's base URL for a listener on addr; a
+// wildcard host (0.0.0.0, ::) is reached on loopback.
+func dashboardBase(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // openForCLI parses a subcommand's flags and opens the app (database and

@@ -34,8 +34,8 @@ type toolJobInputs struct {
 }
 
 // toolJobAsk is one question: the request id and either its MCP input
-// request, or a kind (text, secret, confirm) asked as templates ask a
-// person (engine.AskText, engine.AskConfirm).
+// request, or a kind (text, secret, confirm, takeover) asked as templates
+// ask a person (engine.AskText, engine.AskConfirm, engine.AskTakeover).
 type toolJobAsk struct {
 	RequestID string          `json:"requestId"`
 	Message   string          `json:"message"`
@@ -55,7 +55,7 @@ func (ToolJob) Info() engine.TemplateInfo {
 			"sleepMs":{"type":"integer","minimum":0,"maximum":600000},
 			"ask":{"type":"array","items":{"type":"object","required":["requestId"],"properties":{
 				"requestId":{"type":"string","minLength":1},"message":{"type":"string"},"request":{"type":"object"},
-				"kind":{"enum":["text","secret","confirm"]}},
+				"kind":{"enum":["text","secret","confirm","takeover"]}},
 				"oneOf":[{"required":["request"]},{"required":["kind"]}]}},
 			"rpcError":{"type":"object","required":["code","message"]}}}`),
 		ResultSchema: json.RawMessage(`{"type":"object"}`),
@@ -138,6 +138,11 @@ func ask(ctx context.Context, env engine.Env, a toolJobAsk) (json.RawMessage, er
 			return nil, err
 		}
 		return json.Marshal(map[string]bool{"confirm": yes})
+	case engine.InputTakeover:
+		if err := engine.AskTakeover(ctx, env, a.RequestID, a.Message); err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]bool{"done": true})
 	}
 	return env.Ask(ctx, engine.InputRequest{RequestID: a.RequestID, Kind: engine.InputMCP, Message: a.Message, Request: a.Request})
 }
