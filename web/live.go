@@ -331,6 +331,12 @@ func (d *Dashboard) liveInput(w http.ResponseWriter, r *http.Request) {
 			WithDetails(map[string]any{"field": "events"}))
 		return
 	}
+	for _, ev := range body.Events {
+		if err := ev.Validate(); err != nil {
+			jsonError(w, http.StatusBadRequest, err)
+			return
+		}
+	}
 	run, err := d.eng.Get(r.Context(), id)
 	if err != nil {
 		jsonError(w, errorStatus(engine.AsError(err)), err)
