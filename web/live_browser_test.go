@@ -106,7 +106,7 @@ func TestLiveViewInChromium(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
-	page.MustSetViewport(1280, 1000, 1, false)
+	page.MustSetViewport(1100, 860, 1, false)
 
 	ticker := site.URL("/live/ticker?until=80")
 	id := e.submitSteps(map[string]any{"startUrl": ticker, "viewport": map[string]int{"width": 1000, "height": 640},
@@ -132,8 +132,7 @@ func TestLiveViewInChromium(t *testing.T) {
 	afterSwaps := text(t, page, frameSrc)
 	until(t, page, "a new frame after the refreshes", `() => { const s = (`+frameSrc+`)(); return s !== '' && s !== `+jsString(afterSwaps)+` }`, 15*time.Second)
 	shot := filepath.Join(t.TempDir(), "live.png")
-	el := page.MustElement("#live")
-	b, err := el.Screenshot(proto.PageCaptureScreenshotFormatPng, 0)
+	b, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
 	if err != nil {
 		t.Fatal(err)
 	}
