@@ -227,7 +227,7 @@ func TestRunStepsAskSchema(t *testing.T) {
 			"inputs.steps[1].secret", "inputs.steps[1].secret: got string, want boolean"},
 		{"unknown action", map[string]any{"action": "approve", "message": "OK?"},
 			"inputs.steps[1].action", "inputs.steps[1].action: value must be one of 'navigate', 'click', 'type', 'press', 'select', " +
-				"'wait_for', 'scroll', 'extract', 'screenshot', 'pdf', 'ask', 'confirm', 'evaluate'"},
+				"'wait_for', 'scroll', 'extract', 'screenshot', 'pdf', 'ask', 'confirm', 'takeover', 'evaluate'"},
 	}
 	for _, c := range cases {
 		err := s.Validate(json.RawMessage(mustJSON(t, map[string]any{"steps": []map[string]any{click, c.step}})), "inputs")
