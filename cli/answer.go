@@ -58,7 +58,8 @@ func cmdAnswer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var ans engine.Answer
 	switch q.Kind {
-	case engine.InputConfirm:
+	case engine.InputConfirm, engine.InputTakeover:
+		// A takeover is answered like a confirm: yes = done, no = declined.
 		switch {
 		case yes || no:
 			if hasValue {
@@ -141,7 +142,7 @@ func readAnswer(q engine.InputRequest, stdin io.Reader, stderr io.Writer) (engin
 	if err != nil && !errors.Is(err, io.EOF) {
 		return engine.Answer{}, fmt.Errorf("read the answer from stdin: %w", err)
 	}
-	if q.Kind == engine.InputConfirm {
+	if q.Kind == engine.InputConfirm || q.Kind == engine.InputTakeover {
 		yes, ok := parseYesNo(line)
 		if !ok {
 			return engine.Answer{}, fmt.Errorf("request %s asks yes/no (%q): use --yes or --no (stdin gave %q)", q.RequestID, questionText(q), line)

@@ -124,8 +124,12 @@ func (t *terminal) ask(q engine.InputRequest) (engine.Answer, error) {
 			if v != "" {
 				return engine.Answer{Value: &v}, nil
 			}
-		case engine.InputConfirm:
-			fmt.Fprintf(t.out, "%s [y/n]: ", questionText(q))
+		case engine.InputConfirm, engine.InputTakeover:
+			if q.Kind == engine.InputTakeover {
+				fmt.Fprintf(t.out, "%s\n  act in the run's browser: %s\nDone? [y = done, n = give up]: ", questionText(q), q.Waiting().URL)
+			} else {
+				fmt.Fprintf(t.out, "%s [y/n]: ", questionText(q))
+			}
 			v, err := readLine(t.in)
 			if err != nil {
 				return engine.Answer{}, fmt.Errorf("read the answer: %w", err)

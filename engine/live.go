@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -211,7 +212,7 @@ func requestURL(raw json.RawMessage) string {
 
 // ErrNoLiveView is returned by AskTakeover when this process serves no
 // dashboard, so nobody could take over.
-var ErrNoLiveView = fmt.Errorf("this process serves no dashboard (start it with the HTTP listener, --http auto), so nobody can take over its browser")
+var ErrNoLiveView = errors.New("this process serves no dashboard, so nobody can take over its browser: submit the run to `browsertask serve` or `browsertask mcp` (they serve the live view)")
 
 // AskTakeover asks a person to take over the run's browser in the live
 // view and press Done, and returns once they did. Errors: ErrNoLiveView,
