@@ -241,9 +241,6 @@ func AskTakeover(ctx context.Context, env Env, requestID, message string) error 
 	return nil
 }
 
-// takeoverDone is the stored answer of a takeover the person finished.
-var takeoverDone = json.RawMessage(`{"action":"accept","content":{"done":true}}`)
-
 // TakeOver lets a person take over run runID's browser now, on their own
 // initiative (the live view's "Take over" button): a takeover question
 // (requestId "takeover") is asked on the run's behalf, so the run shows
