@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,5 +211,47 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLiveInputKeepsTheURLPolicy: a navigation a person causes during a
+// takeover is held to the URL policy like the run's own: a click on a link
+// to a denied host (the daemon's own port) is refused and the host gets no
+// request.
+func TestLiveInputKeepsTheURLPolicy(t *testing.T) {
+	srv := fixture.New(t)
+	var hits atomic.Int32
+	denied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(denied.Close)
+	deniedHost := strings.TrimPrefix(denied.URL, "http://")
+	m := newManager(t, Options{DenyHosts: []string{deniedHost}})
+	s, err := m.Session(testCtx(t, 30*time.Second), "ses_policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := engine.WithRunID(testCtx(t, 60*time.Second), "run_policy")
+	tb, err := s.AcquireTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release(false)
+	if _, err := tb.Navigate(ctx, srv.URL("/human-check"), WaitLoad); err != nil {
+		t.Fatal(err)
+	}
+	// The page gets a big link to the denied host in its top left corner.
+	if _, err := tb.Eval(ctx, `(document.body.innerHTML = '<a id="away" href="`+denied.URL+`/secret" style="position:fixed;left:0;top:0;width:50vw;height:50vh;display:block">away</a>', true)`); err != nil {
+		t.Fatal(err)
+	}
+	click := []engine.LiveInput{
+		{Type: "mousemove", X: 0.2, Y: 0.2},
+		{Type: "mousedown", X: 0.2, Y: 0.2, Button: "left", Buttons: 1, ClickCount: 1},
+		{Type: "mouseup", X: 0.2, Y: 0.2, Button: "left", ClickCount: 1},
+	}
+	if err := m.DispatchInput(ctx, "run_policy", tb.live.id, click); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the refusal", func() bool { return tb.Blocked() != nil })
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the denied host got %d requests", n)
 	}
 }
