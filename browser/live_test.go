@@ -58,15 +58,7 @@ func TestLiveView(t *testing.T) {
 	srv := fixture.New(t)
 	cnt := &cdpCounter{n: map[string]int{}}
 	m := newManager(t, Options{CDPTrace: cnt.trace})
-	s, err := m.Session(testCtx(t, 30*time.Second), "ses_live")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := engine.WithRunID(testCtx(t, 60*time.Second), "run_live")
-	tb, err := s.AcquireTab(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, tb := runTab(t, m, "ses_live", "run_live")
 	if _, err := tb.Navigate(ctx, srv.URL("/live/ticker"), WaitLoad); err != nil {
 		t.Fatal(err)
 	}
@@ -141,15 +133,7 @@ func TestLiveView(t *testing.T) {
 func TestLiveInputAndHold(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	s, err := m.Session(testCtx(t, 30*time.Second), "ses_hold")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := engine.WithRunID(testCtx(t, 60*time.Second), "run_hold")
-	tb, err := s.AcquireTab(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, tb := runTab(t, m, "ses_hold", "run_hold")
 	defer tb.Release(false)
 	if _, err := tb.Navigate(ctx, srv.URL("/human-check"), WaitLoad); err != nil {
 		t.Fatal(err)
@@ -202,6 +186,22 @@ func TestLiveInputAndHold(t *testing.T) {
 	}
 }
 
+// runTab opens session sessionID of m and takes a tab for run runID, under
+// a context marked with the run (as the engine marks a run's context).
+func runTab(t *testing.T, m *Manager, sessionID, runID string) (context.Context, *Tab) {
+	t.Helper()
+	s, err := m.Session(testCtx(t, 30*time.Second), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := engine.WithRunID(testCtx(t, 60*time.Second), runID)
+	tb, err := s.AcquireTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, tb
+}
+
 // waitFor polls cond for up to 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -225,15 +225,7 @@ func TestLiveInputKeepsTheURLPolicy(t *testing.T) {
 	t.Cleanup(denied.Close)
 	deniedHost := strings.TrimPrefix(denied.URL, "http://")
 	m := newManager(t, Options{DenyHosts: []string{deniedHost}})
-	s, err := m.Session(testCtx(t, 30*time.Second), "ses_policy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := engine.WithRunID(testCtx(t, 60*time.Second), "run_policy")
-	tb, err := s.AcquireTab(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, tb := runTab(t, m, "ses_policy", "run_policy")
 	defer tb.Release(false)
 	if _, err := tb.Navigate(ctx, srv.URL("/human-check"), WaitLoad); err != nil {
 		t.Fatal(err)
