@@ -74,7 +74,7 @@ func benchBrowserCost(ctx context.Context, o *options, log *slog.Logger, out io.
 	defer cl.close()
 	bm := srv.bm // the daemon's own browser, as the extraction benchmark uses
 	salt := 100
-	if _, err := engineExtract(ctx, cl, pageURLs(pages, min(20, o.pages), salt), o.tabs); err != nil {
+	if _, err := engineExtract(ctx, cl, pageURLs(pages, min(20, o.pages), salt), o.tabs, nil); err != nil {
 		return err
 	}
 	speed := map[string][]float64{}
@@ -114,7 +114,7 @@ func benchBrowserCost(ctx context.Context, o *options, log *slog.Logger, out io.
 		salt++
 		urls := pageURLs(pages, o.pages, salt)
 		if err := measure("browsertask", func() (time.Duration, error) {
-			return engineExtract(ctx, cl, urls, o.tabs)
+			return engineExtract(ctx, cl, urls, o.tabs, nil)
 		}); err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 	base := &baseline{bm: srv.bm, js: js}
 
 	warm := min(20, o.pages)
-	if _, err := engineExtract(ctx, cl, pageURLs(pages, warm, 0), o.tabs); err != nil {
+	if _, err := engineExtract(ctx, cl, pageURLs(pages, warm, 0), o.tabs, nil); err != nil {
 		return nil, fmt.Errorf("warm-up (engine): %w", err)
 	}
 	if _, err := base.run(ctx, pageURLs(pages, warm, 1), o.tabs); err != nil {
@@ -84,7 +84,7 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 		}
 		engineSide := func() error {
 			return measured(&ed, &ecpu, func() (time.Duration, error) {
-				return engineExtract(ctx, cl, pageURLs(pages, o.pages, 2+2*r), o.tabs)
+				return engineExtract(ctx, cl, pageURLs(pages, o.pages, 2+2*r), o.tabs, nil)
 			})
 		}
 		baseSide := func() error {
@@ -122,8 +122,9 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 }
 
 // engineExtract is one batch_extract_pages run through MCP; it returns the
-// time from the submission to the last byte of pages.json.
-func engineExtract(ctx context.Context, cl *client, urls []string, tabs int) (time.Duration, error) {
+// time from the submission to the last byte of pages.json. onSubmit, when
+// not nil, is called with the run's id as soon as it is submitted.
+func engineExtract(ctx context.Context, cl *client, urls []string, tabs int, onSubmit func(runID string)) (time.Duration, error) {
 	start := time.Now()
 	fields := map[string]any{}
 	for k, v := range benchFields {
@@ -134,6 +135,9 @@ func engineExtract(ctx context.Context, cl *client, urls []string, tabs int) (ti
 	})
 	if err != nil {
 		return 0, err
+	}
+	if onSubmit != nil {
+		onSubmit(id)
 	}
 	run, err := cl.waitRun(ctx, id, 100*time.Millisecond)
 	if err != nil {

@@ -14,11 +14,13 @@ import (
 	"github.com/browsertask/browsertask/internal/devtpl"
 	"github.com/browsertask/browsertask/mcp"
 	"github.com/browsertask/browsertask/templates"
+	"github.com/browsertask/browsertask/web"
 )
 
 // inproc is the daemon wired in this process exactly as `browsertask serve`
 // wires it (database, browser manager, templates, engine, MCP server at
-// /mcp on a real loopback listener), so pprof sees the server side too.
+// /mcp and the dashboard at / on a real loopback listener), so pprof sees
+// the server side too.
 type inproc struct {
 	dbPath string
 	db     *db.DB
@@ -49,6 +51,8 @@ func startInproc(ctx context.Context, dir string, cfg engine.Config, log *slog.L
 	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: "bench", Logger: log.With("component", "mcp")})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{}))
+	// The dashboard, for the live view scenario's viewer.
+	mux.Handle("/", web.New(web.Options{Engine: eng, Live: bm, Logger: log.With("component", "web")}))
 	p := &inproc{dbPath: dbPath, db: store, bm: bm, eng: eng, http: httptest.NewServer(mux), done: make(chan struct{})}
 	// As serve does: pages must never reach the daemon's own listener.
 	bm.DenyHost(p.http.Listener.Addr().String())

@@ -7,7 +7,8 @@
 //  3. the scheduler with a browserless template: runs/s, claim latency and
 //     the concurrency limit;
 //  4. get_artifact throughput for a large binary artifact over HTTP;
-//  5. idle RSS and start → ready of `browsertask serve`.
+//  5. idle RSS and start → ready of `browsertask serve`;
+//  6. batch_extract_pages with and without a viewer on the run's live view.
 //
 // Run it from the repository root: go run ./bench [-only extract,rtt,...].
 // Absolute numbers on a shared machine are noise; the ratios, measured in
@@ -47,11 +48,13 @@ type options struct {
 	verbose    bool
 	inprocess  bool
 	variants   string
+	livePages  int
 }
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live (and the diagnostic browsercost)")
+	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
 	flag.IntVar(&o.repeats, "repeats", 4, "repeats of the extraction pair, alternating which side goes first (the median is reported; even counts balance the order)")
 	flag.StringVar(&o.variants, "variants", "", "browsercost: the variants to run, comma-separated (default all)")
@@ -85,6 +88,7 @@ type results struct {
 	artifact *artifactResult
 	sched    *schedResult
 	extract  *extractResult
+	live     *liveResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -149,6 +153,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[1] batch_extract_pages: %d pages, %d tabs, %d repeats\n", o.pages, o.tabs, o.repeats)
 		if res.extract, err = benchExtract(ctx, o, log, out); err != nil {
 			return fmt.Errorf("extract: %w", err)
+		}
+	}
+	if want["live"] {
+		fmt.Fprintf(out, "[6] live view: batch_extract_pages, %d pages, %d tabs, %d repeats, without and with a viewer\n", min(o.pages, o.livePages), o.tabs, o.repeats)
+		if res.live, err = benchLive(ctx, o, log, out); err != nil {
+			return fmt.Errorf("live: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

@@ -34,6 +34,10 @@ func printSummary(w io.Writer, o *options, r *results) {
 		fmt.Fprintf(w, "4. get_artifact, %d MiB binary over HTTP (%d chunks of 256 KiB, base64): median %.1f MB/s (reads %s MB/s)\n",
 			a.Size>>20, a.Chunks, a.Median, floats(a.MBps, "%.1f"))
 	}
+	if l := r.live; l != nil {
+		fmt.Fprintf(w, "6. live view, batch_extract_pages %d pages, %d tabs, median of %d: without a viewer %.1f pages/s, with one viewer %.1f pages/s → ratio %.2f (target ≥ 0.90: %s); per repeat %s, median %.2f; %d frames, %.1f MB streamed\n",
+			l.Pages, l.Tabs, len(l.With), l.WithoutMed, l.WithMed, l.Ratio, verdict(l.Ratio >= 0.9), floats(l.PerRepeatRatio, "%.2f"), l.MedianPairRatio, l.Frames, float64(l.Bytes)/1e6)
+	}
 	if f := r.foot; f != nil {
 		fmt.Fprintf(w, "5. browsertask serve, median of %d starts: start → /mcp ready %.0f ms (target < 200: %s), idle RSS %.1f MB (target < 40: %s); starts %s ms, RSS %s MB\n",
 			f.Starts, f.ReadyMedian, verdict(f.ReadyMedian < 200), f.RSSMedian, verdict(f.RSSMedian < 40),
