@@ -70,6 +70,9 @@ func benchLive(ctx context.Context, o *options, log *slog.Logger, out io.Writer)
 			v = &liveViewer{base: srv.http.URL}
 			watched, err = engineExtract(ctx, cl, pageURLs(pages, n, 601+2*r), o.tabs, func(id string) { v.watch(ctx, id) })
 			v.stop()
+			if err == nil && v.err != nil {
+				err = v.err
+			}
 			return err
 		}
 		first, second := without, with
@@ -87,8 +90,8 @@ func benchLive(ctx context.Context, o *options, log *slog.Logger, out io.Writer)
 		res.PerRepeatRatio = append(res.PerRepeatRatio, ratio(b, a))
 		res.Frames += v.frames
 		res.Bytes += v.bytes
-		fmt.Fprintf(out, "  repeat %d: without a viewer %.1f pages/s, with one viewer %.1f pages/s (%d frames, %.1f MB), ratio %.2f\n",
-			r+1, a, b, v.frames, float64(v.bytes)/1e6, ratio(b, a))
+		fmt.Fprintf(out, "  repeat %d: without a viewer %.1f pages/s, with one viewer %.1f pages/s (%d frames, %.1f MB; events %v), ratio %.2f\n",
+			r+1, a, b, v.frames, float64(v.bytes)/1e6, v.events, ratio(b, a))
 	}
 	res.WithoutMed, res.WithMed = median(res.Without), median(res.With)
 	res.Ratio = ratio(res.WithMed, res.WithoutMed)
@@ -104,6 +107,8 @@ type liveViewer struct {
 	wg     sync.WaitGroup
 	frames int
 	bytes  int64
+	events []string // the stream's event types, in order, without repeats
+	err    error
 }
 
 // watch opens the run's stream and reads it until the run ends or stop.
@@ -118,9 +123,14 @@ func (v *liveViewer) watch(ctx context.Context, runID string) {
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
+			v.err = err
 			return
 		}
 		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			v.err = fmt.Errorf("live view stream: HTTP %d", res.StatusCode)
+			return
+		}
 		sc := bufio.NewScanner(res.Body)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		frame := false
@@ -132,6 +142,9 @@ func (v *liveViewer) watch(ctx context.Context, runID string) {
 				v.frames++
 			case strings.HasPrefix(line, "event: "):
 				frame = false
+				if ev := strings.TrimPrefix(line, "event: "); len(v.events) == 0 || v.events[len(v.events)-1] != ev {
+					v.events = append(v.events, ev)
+				}
 			case frame && strings.HasPrefix(line, "data: "):
 				v.bytes += int64(len(line))
 			}
