@@ -58,7 +58,7 @@ func printReport(w io.Writer, o *options, r *results) {
 	var sb strings.Builder
 	printSummary(&sb, o, r)
 	fmt.Fprintf(w, "\n---- README section ----\n## Benchmarks\n\n"+
-		"`go run ./bench` (from the repository root; needs Chromium at /usr/bin/chromium or on PATH) runs five\n"+
+		"`go run ./bench` (from the repository root; needs Chromium at /usr/bin/chromium or on PATH) runs six\n"+
 		"side-by-side measurements in one process run and prints figures and ratios. Absolute\n"+
 		"numbers depend on the machine; the ratios are measured in the same run and are the point.\n\n"+
 		"1. `batch_extract_pages` on %d local pages (in-process httptest server) end to end through\n"+
