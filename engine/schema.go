@@ -133,3 +133,171 @@ func clipText(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// SchemaFinding is one portability problem of a JSON Schema: a spelling
+// that is legal but that some MCP clients reject or silently weaken.
+type SchemaFinding struct {
+	// Rule names the problem: "type-union" (type is an array),
+	// "untyped-schema" (a subschema with no validation keyword, so it
+	// accepts anything), "boolean-schema" (a bare true or false where a
+	// schema object belongs) or "remote-ref" (a $ref outside the document).
+	Rule string
+	// Path locates the subschema, e.g. "anyOf[0].properties.startedAt"
+	// ("" is the root).
+	Path string
+}
+
+// String renders the finding as "path: rule".
+func (f SchemaFinding) String() string {
+	return nonEmpty(f.Path, "(root)") + ": " + f.Rule
+}
+
+// Keywords of a schema whose values are subschemas, by shape. They mirror
+// what tool-schema linters (the MCP Inspector's portability check) walk.
+var (
+	// schemaMapKeywords hold an object of subschemas by name.
+	schemaMapKeywords = []string{"properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
+	// schemaListKeywords hold an array of subschemas.
+	schemaListKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	// schemaOneKeywords hold one subschema (items may also be an array).
+	schemaOneKeywords = []string{"items", "contains", "not", "propertyNames", "if", "then", "else",
+		"additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems", "contentSchema"}
+)
+
+// constrainingKeywords are the keywords that restrict what a schema
+// accepts. A subschema with none of them (and no if with then or else)
+// accepts every value.
+var constrainingKeywords = map[string]bool{
+	"type": true, "enum": true, "const": true, "multipleOf": true, "maximum": true, "exclusiveMaximum": true,
+	"minimum": true, "exclusiveMinimum": true, "maxLength": true, "minLength": true, "pattern": true, "format": true,
+	"contentMediaType": true, "contentEncoding": true, "contentSchema": true, "maxItems": true, "minItems": true,
+	"uniqueItems": true, "maxContains": true, "minContains": true, "maxProperties": true, "minProperties": true,
+	"required": true, "dependentRequired": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
+	"items": true, "prefixItems": true, "contains": true, "additionalItems": true, "unevaluatedItems": true,
+	"properties": true, "patternProperties": true, "additionalProperties": true, "unevaluatedProperties": true,
+	"propertyNames": true, "dependentSchemas": true, "dependencies": true, "$ref": true, "$dynamicRef": true,
+	"$recursiveRef": true,
+}
+
+// booleanAllowed are the keywords where a bare true or false is the usual
+// spelling (additionalProperties: false) rather than a portability problem.
+var booleanAllowed = map[string]bool{
+	"additionalProperties": true, "unevaluatedProperties": true, "additionalItems": true, "unevaluatedItems": true,
+}
+
+// PortabilityFindings lints a JSON Schema document for spellings that MCP
+// clients handle poorly, with the rules of the MCP Inspector's schema
+// check (2.12): a type array (write anyOf of single-type branches
+// instead; any array is flagged, where the Inspector skips malformed
+// ones), a subschema that constrains nothing (declare what the value is),
+// a bare boolean schema outside additionalProperties and its kin, and a
+// $ref that leaves the document. It walks the same subschema keywords as
+// the Inspector and returns the findings with properties in name order
+// (nil when the schema is portable), or an error when doc is not JSON.
+func PortabilityFindings(doc json.RawMessage) ([]SchemaFinding, error) {
+	var root any
+	if err := json.Unmarshal(doc, &root); err != nil {
+		return nil, fmt.Errorf("parse schema: %w", err)
+	}
+	var out []SchemaFinding
+	lintSubschema(root, "", "", 0, &out)
+	return out, nil
+}
+
+// maxLintDepth stops the walk of pathologically deep documents.
+const maxLintDepth = 64
+
+// lintSubschema checks node, reached through keyword ("" at the root), and
+// then every subschema below it.
+func lintSubschema(node any, path, keyword string, depth int, out *[]SchemaFinding) {
+	if depth > maxLintDepth {
+		return
+	}
+	if _, ok := node.(bool); ok {
+		if keyword == "" || !booleanAllowed[keyword] {
+			*out = append(*out, SchemaFinding{Rule: "boolean-schema", Path: path})
+		}
+		return
+	}
+	m, ok := node.(map[string]any)
+	if !ok {
+		return
+	}
+	if _, isList := m["type"].([]any); isList {
+		*out = append(*out, SchemaFinding{Rule: "type-union", Path: path})
+	}
+	if ref, ok := m["$ref"].(string); ok && ref != "" && !strings.HasPrefix(ref, "#") {
+		*out = append(*out, SchemaFinding{Rule: "remote-ref", Path: path})
+	}
+	if keyword != "not" && !constrains(m) {
+		*out = append(*out, SchemaFinding{Rule: "untyped-schema", Path: path})
+	}
+	for _, k := range schemaMapKeywords {
+		sub, _ := m[k].(map[string]any)
+		for _, name := range sortedKeys(sub) {
+			lintSubschema(sub[name], lintPath(lintPath(path, k), name), k, depth+1, out)
+		}
+	}
+	for _, k := range schemaListKeywords {
+		list, _ := m[k].([]any)
+		for i, sub := range list {
+			lintSubschema(sub, fmt.Sprintf("%s[%d]", lintPath(path, k), i), k, depth+1, out)
+		}
+	}
+	for _, k := range schemaOneKeywords {
+		sub, present := m[k]
+		if !present {
+			continue
+		}
+		if list, ok := sub.([]any); ok && k == "items" {
+			for i, s := range list {
+				lintSubschema(s, fmt.Sprintf("%s[%d]", lintPath(path, k), i), k, depth+1, out)
+			}
+			continue
+		}
+		lintSubschema(sub, lintPath(path, k), k, depth+1, out)
+	}
+}
+
+// constrains reports whether a schema object restricts what it accepts.
+func constrains(m map[string]any) bool {
+	for k := range m {
+		if constrainingKeywords[k] {
+			return true
+		}
+	}
+	_, hasIf := m["if"]
+	_, hasThen := m["then"]
+	_, hasElse := m["else"]
+	return hasIf && (hasThen || hasElse)
+}
+
+// lintPath appends key to a finding's path: "a.b" for plain names,
+// `a["x-y"]` for the others.
+func lintPath(parent, key string) string {
+	plain := key != ""
+	for i, r := range key {
+		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		q, _ := json.Marshal(key)
+		return parent + "[" + string(q) + "]"
+	}
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// sortedKeys returns m's keys in order, so findings come out stable.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
