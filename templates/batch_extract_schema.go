@@ -59,10 +59,7 @@ const batchResultSchema = `{
           "httpStatus": {"type": "integer"},
           "title": {"type": "string"},
           "fields": {"type": "object"},
-          "error": {
-            "type": ["object", "null"],
-            "properties": {"errorCode": {"type": "string"}, "message": {"type": "string"}, "recovery": {"type": "string"}, "details": {"type": "object"}}
-          }
+          "error": ` + errorObjectSchema + `
         }
       }
     },

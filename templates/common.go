@@ -22,7 +22,10 @@ const (
 	perPageTimeoutSchema = `{"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT."}`
 	waitForSchema        = `{"type": "string", "minLength": 1, "maxLength": 1000, "default": "load", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}`
 	urlListSchema        = `{"type": "array", "minItems": 1, "maxItems": 100, "description": "Absolute http(s) URLs; duplicates are removed, order is kept.", "items": {"type": "string", "minLength": 1, "maxLength": 8192}}`
-	errorObjectSchema    = `{"type": ["object", "null"], "properties": {"errorCode": {"type": "string"}, "message": {"type": "string"}, "recovery": {"type": "string"}, "details": {"type": "object"}}}`
+	// errorObjectSchema is a page's error: the error object, or null when
+	// the page succeeded. Nullability is an anyOf of single-type branches,
+	// not a type array, which single-type schema dialects reject.
+	errorObjectSchema = `{"anyOf": [{"type": "object", "properties": {"errorCode": {"type": "string"}, "message": {"type": "string"}, "recovery": {"type": "string"}, "details": {"type": "object"}}}, {"type": "null"}]}`
 )
 
 // viewport is the common viewport input.
