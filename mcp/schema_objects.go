@@ -44,9 +44,35 @@ func destructiveIdempotent() *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true}
 }
 
+// nullable is s or null, spelled as anyOf of single-type branches rather
+// than a type array: clients that map tool schemas onto a single-type
+// dialect (the OpenAPI subset some model providers use) reject or weaken
+// "type": [..., "null"]. desc describes the whole value.
+func nullable(s map[string]any, desc string) map[string]any {
+	return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}, "description": desc}
+}
+
 // nullableInt is an integer-or-null schema (Unix ms that may be unset).
 func nullableInt(desc string) map[string]any {
-	return map[string]any{"type": []string{"integer", "null"}, "description": desc}
+	return nullable(map[string]any{"type": "integer"}, desc)
+}
+
+// freeObject is a JSON object with any members: what a template's result
+// or an event's details are, without a shape this schema can name.
+func freeObject() map[string]any {
+	return map[string]any{"type": "object", "additionalProperties": true}
+}
+
+// nullableObject is a free-form object or null.
+func nullableObject(desc string) map[string]any {
+	return nullable(freeObject(), desc)
+}
+
+// objectOrBoolean is a JSON Schema given as an argument (options.
+// outputSchema): an object, or true / false, spelled as anyOf of
+// single-type branches.
+func objectOrBoolean(desc string) map[string]any {
+	return map[string]any{"anyOf": []any{map[string]any{"type": "object"}, map[string]any{"type": "boolean"}}, "description": desc}
 }
 
 // withProps returns a copy of base with extra properties and required names.
@@ -126,7 +152,7 @@ func runSchema() map[string]any {
 			"elapsedMs": integer("Running time so far, or total once terminal."),
 			"queuedMs":  integer("Time spent queued."),
 		}, "elapsedMs"),
-		"result":       map[string]any{"description": "The template's result; null unless succeeded or partial_success."},
+		"result":       nullableObject("The template's result (an object, as its resultSchema describes); null unless succeeded or partial_success."),
 		"error":        map[string]any{"anyOf": []any{map[string]any{"type": "null"}, errorObjectSchema()}, "description": "Null unless failed or canceled."},
 		"artifactIds":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 		"createdAt":    integer("Unix ms."),
@@ -136,6 +162,42 @@ func runSchema() map[string]any {
 		"expiresAt":    nullableInt("Unix ms after which the run may be forgotten."),
 		"inputRequest": inputRequestSchema(),
 	}, "runId", "templateId", "sessionId", "status", "progress", "metrics", "result", "error", "artifactIds", "createdAt", "updatedAt")
+}
+
+// runRowSchema is one row of list_task_runs: the Run object without its
+// result (which may be large) and with the result's size instead, so a
+// caller pages through runs cheaply and fetches the results it wants.
+func runRowSchema() map[string]any {
+	return withProps(withoutProp(runSchema(), "result"), map[string]any{
+		"resultBytes": map[string]any{"type": "integer", "minimum": 0,
+			"description": "size in bytes of the run's result JSON; fetch it with get_task_run"},
+	}, "resultBytes")
+}
+
+// withoutProp returns a copy of base without the property name (neither
+// among its properties nor among its required names).
+func withoutProp(base map[string]any, name string) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	props := map[string]any{}
+	for k, v := range base["properties"].(map[string]any) {
+		if k != name {
+			props[k] = v
+		}
+	}
+	out["properties"] = props
+	if req, ok := base["required"].([]string); ok {
+		kept := make([]string, 0, len(req))
+		for _, r := range req {
+			if r != name {
+				kept = append(kept, r)
+			}
+		}
+		out["required"] = kept
+	}
+	return out
 }
 
 // runAnswerSchema is a terminal Run as run_task_template answers it in sync
