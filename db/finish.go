@@ -101,3 +101,41 @@ func casError(ctx context.Context, tx sqlTx, runID string, err error) error {
 	}
 	return engine.ErrConflict
 }
+
+// KeepCanceled adds what a canceled run kept to its error (message note and
+// details) and appends a "kept" event with the details, if the run is
+// still canceled and its owner and attempt are p.Holder's. Errors:
+// ErrNotFound, ErrConflict.
+func (d *DB) KeepCanceled(ctx context.Context, p engine.KeepParams) error {
+	return d.writeTx(ctx, func(tx *txn) error {
+		var raw sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT error FROM runs
+			WHERE id = :id AND status = 'canceled' AND owner_id = :owner AND attempt = :attempt`,
+			sql.Named("id", p.RunID), sql.Named("owner", p.Holder.OwnerID), sql.Named("attempt", p.Holder.Attempt)).Scan(&raw)
+		if err != nil {
+			return casError(ctx, tx, p.RunID, err)
+		}
+		e, err := decodeError(raw)
+		if err != nil {
+			return fmt.Errorf("db: keep run %s: %w", p.RunID, err)
+		}
+		if e == nil {
+			e = &engine.Error{Code: engine.RunCanceled}
+		}
+		e.Message += p.Note
+		if e.Details == nil {
+			e.Details = map[string]any{}
+		}
+		for k, v := range p.Details {
+			e.Details[k] = v
+		}
+		errJSON, err := encodeError(e)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET error = ?, updated_at = ? WHERE id = ?`, errJSON, p.Now, p.RunID); err != nil {
+			return fmt.Errorf("db: keep run %s: %w", p.RunID, err)
+		}
+		return appendJSONEvent(ctx, tx, p.RunID, "kept", p.Details, p.Now)
+	})
+}

@@ -31,6 +31,11 @@ type Config struct {
 	// it asked (default 10 min) before failing with RUN_TIMEOUT, details
 	// reason "no answer".
 	InputTimeoutMs int64
+	// MaxInlineBytes is the budget of a tool answer (default 64 KiB): an
+	// inline result larger than it is cut to whole items (answers.go), a
+	// longer result with no artifact of its own is also kept whole as
+	// result.json.
+	MaxInlineBytes int64
 
 	// HeartbeatInterval is how often leases are extended and remote cancels
 	// noticed.
@@ -68,6 +73,7 @@ func DefaultConfig() Config {
 		TrustLevel:           "local",
 		MaxAttempts:          3,
 		InputTimeoutMs:       DefaultInputTimeoutMs,
+		MaxInlineBytes:       DefaultMaxInlineBytes,
 		HeartbeatInterval:    time.Second,
 		LeaseDuration:        15 * time.Second,
 		PollInterval:         500 * time.Millisecond,
@@ -98,6 +104,7 @@ func (c Config) withDefaults() Config {
 	orDefault(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
 	orDefault(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
 	orDefault(&c.InputTimeoutMs, d.InputTimeoutMs)
+	orDefault(&c.MaxInlineBytes, d.MaxInlineBytes)
 	orDefault(&c.TrustLevel, d.TrustLevel)
 	orDefault(&c.HeartbeatInterval, d.HeartbeatInterval)
 	orDefault(&c.LeaseDuration, d.LeaseDuration)
@@ -144,6 +151,8 @@ type Profile struct {
 	MaxAttempts int `json:"maxAttempts"`
 	// InputTimeoutMs is how long a run waits for an answer (v1.1).
 	InputTimeoutMs int64 `json:"inputTimeoutMs"`
+	// MaxInlineBytes is the budget of a tool answer (v1.1).
+	MaxInlineBytes int64 `json:"maxInlineBytes"`
 }
 
 // BrowserInfo describes the browser in the profile.

@@ -67,6 +67,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 			e.finish(r, StatusFailed, nil, Wrap(ExecutionError, merr, "encode result: %v", merr))
 			return
 		}
+		res = e.keepWholeResult(rctx, env, res)
 		st := StatusSucceeded
 		if out.Partial {
 			st = StatusPartialSuccess
@@ -83,19 +84,29 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 		e.closeOwnedSession(r)
 		switch cause := context.Cause(rctx); {
 		case errors.Is(cause, errCauseTimeout):
-			e.finish(r, StatusFailed, nil, Errorf(RunTimeout,
+			e.finish(r, StatusFailed, nil, withKept(Errorf(RunTimeout,
 				"the run exceeded options.timeoutMs=%d ms while running and was stopped", r.TimeoutMs).
-				WithDetails(map[string]any{"timeoutMs": r.TimeoutMs}))
+				WithDetails(map[string]any{"timeoutMs": r.TimeoutMs}), e.keep(r, tpl, env)))
 		case errors.Is(cause, errCauseShutdown):
-			e.interrupted(r)
+			e.interrupted(r, env)
 		default:
 			// Canceled or lost: the final state was written by whoever
-			// cancelled or recovered it; anything we would write is discarded.
+			// cancelled or recovered it. A canceled run this execution
+			// still holds gets what it kept (a peer's cancel shows here as
+			// a lost lease); anything else would be discarded.
 			log.Debug("run stopped", "cause", cause)
+			e.keepCanceled(r, tpl, env)
 		}
 		return
 	}
-	e.finish(r, StatusFailed, nil, AsError(err))
+	rerr := AsError(err)
+	if rerr.Code == ExecutionError {
+		// Stopped by a failure, not by its items: keep what they finished.
+		e.closeOwnedSession(r)
+		e.finish(r, StatusFailed, nil, withKept(rerr, e.keep(r, tpl, env)))
+		return
+	}
+	e.finish(r, StatusFailed, nil, rerr)
 	e.closeOwnedSession(r)
 }
 
@@ -134,8 +145,9 @@ func (e *Engine) finish(r *Run, st RunStatus, result json.RawMessage, rerr *Erro
 }
 
 // interrupted handles a run stopped by shutdown: resumable runs go back to
-// the queue, the others fail (browser steps may have had side effects).
-func (e *Engine) interrupted(r *Run) {
+// the queue with their checkpoints, the others fail (browser steps may have
+// had side effects), keeping what they finished.
+func (e *Engine) interrupted(r *Run, env *runEnv) {
 	tpl := e.templates[r.TemplateID]
 	if tpl != nil && tpl.Info().Resumable {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -145,7 +157,7 @@ func (e *Engine) interrupted(r *Run) {
 		}
 		return
 	}
-	e.finish(r, StatusFailed, nil, interruptedError())
+	e.finish(r, StatusFailed, nil, withKept(interruptedError(), e.keep(r, tpl, env)))
 }
 
 func interruptedError() *Error {

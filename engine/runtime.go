@@ -161,6 +161,7 @@ func (e *Engine) Profile() Profile {
 		SessionIdleTTLMs:      c.SessionIdleTTLMs,
 		MaxAttempts:           c.MaxAttempts,
 		InputTimeoutMs:        c.InputTimeoutMs,
+		MaxInlineBytes:        c.MaxInlineBytes,
 	}
 	if p.ProtocolVersions == nil {
 		p.ProtocolVersions = []string{}

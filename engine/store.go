@@ -84,6 +84,11 @@ type Store interface {
 	// changed is false when the run was already terminal (the run is
 	// returned unchanged).
 	CancelRun(ctx context.Context, p CancelRunParams) (run *Run, changed bool, err error)
+	// KeepCanceled records what a canceled run kept (keep.go) once its
+	// execution h stopped: the error's message gets p.Note appended and its
+	// details gain p.Details, and a "kept" event is appended. Only a run
+	// still canceled and last held by h is changed; otherwise ErrConflict.
+	KeepCanceled(ctx context.Context, p KeepParams) error
 	// RequeueRun moves a running run held by h back to queued (graceful
 	// shutdown of a resumable run): owner cleared, lease cleared.
 	RequeueRun(ctx context.Context, runID string, h Holder, now int64) error
@@ -272,6 +277,15 @@ type CancelRunParams struct {
 	Error    *Error
 	Now      int64
 	RunTTLMs int64
+}
+
+// KeepParams is a KeepCanceled request.
+type KeepParams struct {
+	RunID   string
+	Holder  Holder
+	Note    string
+	Details map[string]any
+	Now     int64
 }
 
 // ReadArtifactParams selects the bytes ReadArtifact returns.

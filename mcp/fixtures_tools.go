@@ -218,7 +218,7 @@ func (s *Server) fixtureTask(ctx context.Context, f fixtureTool, c fixtureCall) 
 	if rpcErr := s.fixtureRPCError(run); rpcErr != nil {
 		return nil, rpcErr
 	}
-	return s.toolResultOf(run), nil
+	return s.toolResultOf(ctx, run), nil
 }
 
 // text is a CallToolResult of one text block.

@@ -266,12 +266,25 @@ func (tc *testClient) check(t *testing.T, name string, res *sdk.CallToolResult) 
 	if res.StructuredContent == nil {
 		t.Fatalf("%s: no structuredContent", name)
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s: want 1 content block, got %d", name, len(res.Content))
+	// The answer's shape (answers.go): a one-line summary, the JSON, then
+	// only resource links and images.
+	if len(res.Content) < 2 {
+		t.Fatalf("%s: want a summary and a JSON block, got %d block(s)", name, len(res.Content))
 	}
-	text, ok := res.Content[0].(*sdk.TextContent)
+	summary, ok := res.Content[0].(*sdk.TextContent)
+	if !ok || summary.Text == "" || strings.Contains(summary.Text, "\n") || json.Valid([]byte(summary.Text)) {
+		t.Fatalf("%s: first block should be a one-line summary, got %#v", name, res.Content[0])
+	}
+	text, ok := res.Content[1].(*sdk.TextContent)
 	if !ok {
-		t.Fatalf("%s: content is %T, want text", name, res.Content[0])
+		t.Fatalf("%s: second block is %T, want text", name, res.Content[1])
+	}
+	for i, c := range res.Content[2:] {
+		switch c.(type) {
+		case *sdk.ResourceLink, *sdk.ImageContent:
+		default:
+			t.Fatalf("%s: block %d is %T, want a resource link or an image", name, i+2, c)
+		}
 	}
 	var fromText, fromStruct map[string]any
 	if err := json.Unmarshal([]byte(text.Text), &fromText); err != nil {

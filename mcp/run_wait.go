@@ -51,7 +51,7 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 		offerTask(ctx, run, sub.Deduplicated)
 		return asyncAnswer(run, dedupOf(sub))
 	case err == nil:
-		return syncAnswer(run, dedupOf(sub))
+		return s.syncAnswer(ctx, run, dedupOf(sub))
 	case ctx.Err() != nil:
 		return s.requestCancelled(ctx, sub)
 	case waitCtx.Err() != nil:
@@ -61,7 +61,7 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 			cur = sub.Run
 		}
 		if cur.Status.Terminal() {
-			return syncAnswer(cur, dedupOf(sub))
+			return s.syncAnswer(ctx, cur, dedupOf(sub))
 		}
 		offerTask(ctx, cur, sub.Deduplicated) // a task instead, for a client of the Tasks extension
 		return asyncAnswer(cur, dedupOf(sub))
@@ -90,5 +90,5 @@ func (s *Server) requestCancelled(ctx context.Context, sub *engine.SubmitResult)
 	if err != nil {
 		return errorResult(err)
 	}
-	return syncAnswer(run, dedupInfo{})
+	return s.syncAnswer(ctx, run, dedupInfo{})
 }

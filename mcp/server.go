@@ -26,6 +26,8 @@ type Engine interface {
 	Wait(ctx context.Context, runID string, onChange func(*engine.Run)) (*engine.Run, error)
 	WaitSettled(ctx context.Context, runID string, onChange func(*engine.Run)) (*engine.Run, error)
 	ReadArtifact(ctx context.Context, artifactID string, offset, length int64) (*engine.ArtifactChunk, error)
+	Artifact(ctx context.Context, artifactID string) (*engine.Artifact, error)
+	ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 

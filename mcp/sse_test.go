@@ -50,7 +50,7 @@ func TestSSEClientListsAndCalls(t *testing.T) {
 	if err != nil || res.IsError || len(res.Content) == 0 {
 		t.Fatalf("get_runtime_profile over SSE: %v %+v", err, res)
 	}
-	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, `"maxConcurrentRuns"`) {
+	if text := res.Content[1].(*sdk.TextContent).Text; !strings.Contains(text, `"maxConcurrentRuns"`) {
 		t.Fatalf("get_runtime_profile over SSE: %.200s", text)
 	}
 }

@@ -167,7 +167,7 @@ func (s *Server) detailedTask(ctx context.Context, run *engine.Run) *detailedTas
 			break
 		}
 		res.Status = taskCompleted
-		res.Result = completeToolResult(s.toolResultOf(run))
+		res.Result = completeToolResult(s.toolResultOf(ctx, run))
 	default:
 		// input_required only with the requests it carries (the question
 		// may have been answered since the run was read).
@@ -201,11 +201,11 @@ func completeToolResult(r *sdk.CallToolResult) json.RawMessage {
 
 // toolResultOf is the CallToolResult of a finished run as its tool answers
 // it: a fixture tool's own result, or run_task_template's sync answer.
-func (s *Server) toolResultOf(run *engine.Run) *sdk.CallToolResult {
+func (s *Server) toolResultOf(ctx context.Context, run *engine.Run) *sdk.CallToolResult {
 	if res := s.fixtureToolResult(run); res != nil {
 		return res
 	}
-	return syncAnswer(run, dedupInfo{})
+	return s.syncAnswer(ctx, run, dedupInfo{})
 }
 
 // extTasksCancel answers tasks/cancel in the extension's dialect: the

@@ -86,17 +86,18 @@ func invalidField(field, format string, args ...any) *engine.Error {
 		WithDetails(map[string]any{"field": field})
 }
 
-// jsonResult answers with v as structuredContent and the same JSON as one
-// text block, for clients that ignore structured content.
+// jsonResult answers with v as structuredContent, after a one-line summary
+// (answers.go) and the same JSON as a text block, for clients that ignore
+// structured content.
 func jsonResult(v any, isError bool) *sdk.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {
 		e := engine.Wrap(engine.ExecutionError, err, "encode result: %v", err)
 		b, _ = json.Marshal(e)
-		isError = true
+		v, isError = e, true
 	}
 	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
+		Content:           []sdk.Content{&sdk.TextContent{Text: summaryLine(v, isError)}, &sdk.TextContent{Text: string(b)}},
 		StructuredContent: json.RawMessage(b),
 		IsError:           isError,
 	}

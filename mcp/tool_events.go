@@ -29,7 +29,7 @@ func eventPageSchema() map[string]any {
 		"seq":   integer("Position in the run's log, 1.. without gaps; resume after it with afterSeq."),
 		"at":    integer("When it happened, Unix ms."),
 		"type":  str("created, status, progress, item, artifact or log."),
-		"data":  map[string]any{"description": "Event details, for example {\"status\":\"running\"} or an item checkpoint."},
+		"data":  nullableObject("Event details, for example {\"status\":\"running\"} or an item checkpoint."),
 	}, "runId", "seq", "at", "type")
 	return object(map[string]any{
 		"events":   map[string]any{"type": "array", "items": event},

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 
 	"github.com/browsertask/browsertask/engine"
@@ -16,6 +17,7 @@ func (s *Server) getArtifactTool() toolDef {
 			"length count bytes of the stored artifact; length defaults to artifactMaxChunkSize (256 KiB) and larger " +
 			"values are clamped to it. " + engine.ArtifactEncodingRule + " " +
 			"Read the whole artifact by calling again with offset = offset + length until complete is true. " +
+			"An image that fits in one chunk also comes as an image content block. " +
 			"Artifacts are kept for artifactTtlMs (default 24 h). Errors: ARTIFACT_NOT_FOUND, ARTIFACT_EXPIRED, " +
 			"INVALID_PARAMETER (offset past the end, or inside a UTF-8 character of a text artifact).",
 		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
@@ -50,5 +52,15 @@ func (s *Server) getArtifact(ctx context.Context, _ *sdk.CallToolRequest, raw js
 	}
 	// Length 0 (absent) asks the engine for artifactMaxChunkSize.
 	chunk, err := s.eng.ReadArtifact(ctx, a.ArtifactID, a.Offset, a.Length)
-	return s.answer("get_artifact", chunk, err)
+	if err != nil {
+		return s.errorResultLogged("get_artifact", err)
+	}
+	res := jsonResult(chunk, false)
+	if chunk.Offset == 0 && chunk.Complete && isImage(chunk.MimeType) {
+		// The whole image is in this chunk: also as an image a model can see.
+		if img, err := base64.StdEncoding.DecodeString(chunk.Data); err == nil {
+			res.Content = append(res.Content, &sdk.ImageContent{Data: img, MIMEType: chunk.MimeType})
+		}
+	}
+	return res
 }

@@ -22,7 +22,8 @@ func (s *Server) listTaskRunsTool() toolDef {
 			"or sessionId, one page at a time: limit 1..1000 (default 50), offset >= 0 (default 0). " +
 			"total is the number of runs matching the filter before paging, so page until offset+len(runs) >= total. " +
 			"Use it to find runs you lost track of or to see what is queued or running. " +
-			"Runs expire runTtlMs after they end. Errors: INVALID_PARAMETER (bad status, limit or offset).",
+			"Rows carry every run field but result: resultBytes is its size, artifactIds name the files, and " +
+			"get_task_run returns the result. Runs expire runTtlMs after they end. Errors: INVALID_PARAMETER (bad status, limit or offset).",
 		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		input: object(map[string]any{
 			"status":     map[string]any{"type": "string", "enum": statusEnum(), "description": "Only runs in this status."},
@@ -32,7 +33,7 @@ func (s *Server) listTaskRunsTool() toolDef {
 			"offset":     offsetInt("Runs to skip."),
 		}),
 		output: outputOf(object(map[string]any{
-			"runs":   map[string]any{"type": "array", "items": runSchema()},
+			"runs":   map[string]any{"type": "array", "items": runRowSchema()},
 			"total":  integer("Runs matching the filter, before paging."),
 			"limit":  integer("Page size used."),
 			"offset": integer("Offset used."),
@@ -56,5 +57,36 @@ func (s *Server) listTaskRuns(ctx context.Context, _ *sdk.CallToolRequest, raw j
 	list, err := s.eng.List(ctx, engine.ListQuery{
 		Status: a.Status, TemplateID: a.TemplateID, SessionID: a.SessionID, Limit: a.Limit, Offset: a.Offset,
 	})
-	return s.answer("list_task_runs", list, err)
+	if err != nil {
+		return s.errorResultLogged("list_task_runs", err)
+	}
+	return jsonResult(rowsOf(list), false)
+}
+
+// runList is list_task_runs' answer: rows without their results, so
+// "what is running?" does not cost every result ever produced.
+type runList struct {
+	Runs   []runRow `json:"runs"`
+	Total  int      `json:"total"`
+	Limit  int      `json:"limit"`
+	Offset int      `json:"offset"`
+}
+
+// runRow is a run as list_task_runs lists it: every field but result,
+// which resultBytes sizes (get_task_run returns it; artifactIds name the
+// files).
+type runRow struct {
+	*engine.Run
+	// Result shadows the run's: always nil, so left out.
+	Result      json.RawMessage `json:"result,omitempty"`
+	ResultBytes int             `json:"resultBytes"`
+}
+
+// rowsOf turns a page of runs into list rows.
+func rowsOf(l *engine.RunList) runList {
+	out := runList{Runs: make([]runRow, 0, len(l.Runs)), Total: l.Total, Limit: l.Limit, Offset: l.Offset}
+	for _, r := range l.Runs {
+		out.Runs = append(out.Runs, runRow{Run: r, ResultBytes: len(r.Result)})
+	}
+	return out
 }

@@ -39,7 +39,8 @@ func (s *Server) runTaskTemplateTool() toolDef {
 			"the run fails with RUN_TIMEOUT. options.idempotencyKey (1..200 chars) makes a repeat submission " +
 			"within the run TTL return the same run with deduplicated=true. Cancelling this request while it " +
 			"waits cancels the run (unless it was deduplicated). Sends progress notifications when the request " +
-			"carries a progressToken. Errors: INVALID_PARAMETER, TEMPLATE_NOT_FOUND, TEMPLATE_VERSION_UNSUPPORTED, " +
+			"carries a progressToken. A finished run's answer is sized like get_task_run's (result cut to the " +
+			"answer budget, artifact links, images). Errors: INVALID_PARAMETER, TEMPLATE_NOT_FOUND, TEMPLATE_VERSION_UNSUPPORTED, " +
 			"SESSION_NOT_FOUND, TRUST_LEVEL_NOT_ALLOWED; a finished run that failed is returned with isError " +
 			"true and its error object inside.",
 		annotations: &sdk.ToolAnnotations{OpenWorldHint: &openWorld, DestructiveHint: &notDestructive},
@@ -55,8 +56,7 @@ func (s *Server) runTaskTemplateTool() toolDef {
 					"description": "Bound on the running phase in ms (queue time excluded). Default: syncTimeoutMs for sync, asyncTimeoutMs otherwise."},
 				"idempotencyKey": map[string]any{"type": "string", "minLength": 1, "maxLength": 200,
 					"description": "Deduplicates submissions of the same template within the run TTL."},
-				"outputSchema": map[string]any{"type": []string{"object", "boolean"},
-					"description": "JSON Schema for agent templates that declare they use it; other templates ignore it."},
+				"outputSchema": objectOrBoolean("JSON Schema for agent templates that declare they use it; other templates ignore it."),
 			}),
 		}, "templateId"),
 		output: outputOf(runAnswerSchema(), asyncHandleSchema()),
@@ -94,7 +94,8 @@ func withIgnoredArguments(res *sdk.CallToolResult, ignored []string) *sdk.CallTo
 	}
 	out := *res
 	out.StructuredContent = json.RawMessage(b)
-	out.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
+	// The JSON block follows the summary; blocks after it stay.
+	out.Content = append([]sdk.Content{out.Content[0], &sdk.TextContent{Text: string(b)}}, out.Content[2:]...)
 	return &out
 }
 
@@ -155,9 +156,11 @@ type asyncHandle struct {
 // syncAnswer is the full run with mode "sync". A run that ended failed or
 // canceled is an isError result (its error object is inside the run), which
 // is also what tasks/result will return for a task.
-func syncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
+func (s *Server) syncAnswer(ctx context.Context, run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 	isError := run.Status == engine.StatusFailed || run.Status == engine.StatusCanceled
-	return jsonResult(runAnswer{Run: run, Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}, isError)
+	return s.runAnswerResult(ctx, run, func(r *engine.Run) any {
+		return runAnswer{Run: r, Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}
+	}, isError)
 }
 
 // dedupInfo is what an answer says about idempotency: whether the key

@@ -43,7 +43,7 @@ func profileSchema() map[string]any {
 		"autoSyncBudgetMs":      integer("How long auto mode waits before answering async."),
 		"taskPollIntervalMs":    integer("Suggested poll interval."),
 		"maxTaskTtlMs":          integer("Largest task ttl granted."),
-		"browser":               map[string]any{"type": []string{"object", "null"}, "description": "{mode: local|remote, product} once known."},
+		"browser":               nullable(map[string]any{"type": "object"}, "{mode: local|remote, product} once known."),
 		"artifactTextMimeTypes": strs,
 		"artifactEncodingRule":  str("How get_artifact encodes data."),
 		"allowFileUrls":         map[string]any{"type": "boolean"},

@@ -14,12 +14,15 @@ type pageSummary struct {
 	HTTPStatus int            `json:"httpStatus"`
 	Title      string         `json:"title"`
 	Fields     map[string]any `json:"fields"`
-	Error      *engine.Error  `json:"error"`
+	// Meta is the page's meta tags, when the inputs asked for them
+	// (includeMeta); text and links stay in pages.json.
+	Meta  map[string]string `json:"meta,omitempty"`
+	Error *engine.Error     `json:"error"`
 }
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Meta: p.Meta, Error: p.Error}
 }
 
 // batchSummary counts the pages.

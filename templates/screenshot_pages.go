@@ -66,7 +66,9 @@ func (t *ScreenshotPages) Info() engine.TemplateInfo {
 			"(fullPage). The result lists, per URL, the artifactId of its image (read it with get_artifact: base64), " +
 			"the final URL and HTTP status. A page that cannot be loaded, times out (NAVIGATION_TIMEOUT) or answers " +
 			"HTTP >= 400 gets no image and an error; some failures give partial_success, all failing gives " +
-			"STEP_EXECUTION_FAILED. Resumable.",
+			"STEP_EXECUTION_FAILED. Resumable. The answer of a finished run shows the first 3 screenshots as image " +
+			"content (downscaled JPEG, within the answer budget) and links every image (resource_link; " +
+			"resources/read returns the original).",
 		InputSchema: json.RawMessage(shotInputSchema), ResultSchema: json.RawMessage(shotResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true,
 		EstimatedStepsHint: "one step per URL; a screenshot adds 50-300 ms per page",

@@ -78,10 +78,7 @@ func (u *urlPool) restore() {
 			u.todo = append(u.todo, i)
 			continue
 		}
-		u.outputs[i], u.errs[i] = it.Output, it.Error
-		if it.Error == nil && it.Status == engine.ItemFailed {
-			u.errs[i] = engine.Errorf(engine.StepExecutionFailed, "failed in an earlier attempt")
-		}
+		u.outputs[i], u.errs[i] = it.Output, itemError(it)
 		u.done++
 		if u.errs[i] != nil {
 			u.failed++
