@@ -61,8 +61,9 @@ func (c *client) call(ctx context.Context, name string, args any, out any) error
 	}
 	// The text block carries the same JSON as structuredContent (contract):
 	// decoding it once is cheaper than re-encoding the decoded map.
-	if len(res.Content) == 1 {
-		if t, ok := res.Content[0].(*sdk.TextContent); ok {
+	// Blocks: a one-line summary, then the JSON (then links, images).
+	if len(res.Content) >= 2 {
+		if t, ok := res.Content[1].(*sdk.TextContent); ok {
 			return json.Unmarshal([]byte(t.Text), out)
 		}
 	}

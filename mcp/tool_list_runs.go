@@ -23,7 +23,8 @@ func (s *Server) listTaskRunsTool() toolDef {
 			"total is the number of runs matching the filter before paging, so page until offset+len(runs) >= total. " +
 			"Use it to find runs you lost track of or to see what is queued or running. " +
 			"Rows carry every run field but result: resultBytes is its size, artifactIds name the files, and " +
-			"get_task_run returns the result. Runs expire runTtlMs after they end. Errors: INVALID_PARAMETER (bad status, limit or offset).",
+			"get_task_run returns the result. A page holds fewer rows than limit when more would not fit the " +
+			"answer budget (truncated: true): go on from offset+len(runs). Runs expire runTtlMs after they end. Errors: INVALID_PARAMETER (bad status, limit or offset).",
 		annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		input: object(map[string]any{
 			"status":     map[string]any{"type": "string", "enum": statusEnum(), "description": "Only runs in this status."},
@@ -33,10 +34,11 @@ func (s *Server) listTaskRunsTool() toolDef {
 			"offset":     offsetInt("Runs to skip."),
 		}),
 		output: outputOf(object(map[string]any{
-			"runs":   map[string]any{"type": "array", "items": runRowSchema()},
-			"total":  integer("Runs matching the filter, before paging."),
-			"limit":  integer("Page size used."),
-			"offset": integer("Offset used."),
+			"runs":      map[string]any{"type": "array", "items": runRowSchema()},
+			"total":     integer("Runs matching the filter, before paging."),
+			"limit":     integer("Page size used."),
+			"offset":    integer("Offset used."),
+			"truncated": map[string]any{"type": "boolean", "description": "Present and true when fewer than limit rows fit the answer budget: page on from offset+len(runs)."},
 		}, "runs", "total", "limit", "offset")),
 		handle: s.listTaskRuns,
 	}
@@ -60,7 +62,7 @@ func (s *Server) listTaskRuns(ctx context.Context, _ *sdk.CallToolRequest, raw j
 	if err != nil {
 		return s.errorResultLogged("list_task_runs", err)
 	}
-	return jsonResult(rowsOf(list), false)
+	return jsonResult(rowsOf(list, s.budget()), false)
 }
 
 // runList is list_task_runs' answer: rows without their results, so
@@ -70,6 +72,9 @@ type runList struct {
 	Total  int      `json:"total"`
 	Limit  int      `json:"limit"`
 	Offset int      `json:"offset"`
+	// Truncated says the page holds fewer rows than limit because more
+	// would not fit the answer budget: page on from offset+len(runs).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // runRow is a run as list_task_runs lists it: every field but result,
@@ -82,11 +87,23 @@ type runRow struct {
 	ResultBytes int             `json:"resultBytes"`
 }
 
-// rowsOf turns a page of runs into list rows.
-func rowsOf(l *engine.RunList) runList {
+// rowsOf turns a page of runs into list rows, as many as fit in budget
+// bytes (at least one).
+func rowsOf(l *engine.RunList, budget int) runList {
 	out := runList{Runs: make([]runRow, 0, len(l.Runs)), Total: l.Total, Limit: l.Limit, Offset: l.Offset}
+	size := listOverhead
 	for _, r := range l.Runs {
-		out.Runs = append(out.Runs, runRow{Run: r, ResultBytes: len(r.Result)})
+		row := runRow{Run: r, ResultBytes: len(r.Result)}
+		b, err := json.Marshal(row)
+		if err == nil && len(out.Runs) > 0 && size+len(b)+1 > budget {
+			out.Truncated = true
+			break
+		}
+		size += len(b) + 1
+		out.Runs = append(out.Runs, row)
 	}
 	return out
 }
+
+// listOverhead is room for the list's own fields around its rows.
+const listOverhead = 200

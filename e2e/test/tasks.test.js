@@ -128,7 +128,8 @@ for (const kind of ['stdio', 'http']) {
       assert.equal(res.structuredContent.status, 'succeeded');
       assert.equal(res.structuredContent.mode, 'sync');
       assert.deepEqual(res.structuredContent.result, { items: 5 });
-      assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent);
+      assert.deepEqual(JSON.parse(res.content[1].text), res.structuredContent);
+      assert.match(res.content[0].text, /^dev_echo succeeded/, 'the first block is the one-line summary');
       if (kind === 'stdio') {
         const note = await waitFor('notifications/tasks/status', () => statusNotes.find(s => s.taskId === id && s.status === 'completed'), 3000);
         assertTask(note, { taskId: id, status: 'completed', ttl: 60000 });

@@ -171,7 +171,8 @@ describe('Tasks extension over HTTP, SDK v2 client pinned to 2026-07-28', () => 
     const taskRun = taskResult.structuredContent;
     assert.equal(taskRun.runId, id);
     assert.equal(taskRun.status, 'succeeded');
-    assert.deepEqual(JSON.parse(taskResult.content[0].text), taskRun);
+    assert.deepEqual(JSON.parse(taskResult.content[1].text), taskRun);
+    assert.match(taskResult.content[0].text, /^batch_extract_pages succeeded: /);
     assert.deepEqual(taskRun.result.summary, { total: n, succeeded: n, failed: 0 });
     assert.deepEqual(taskRun.result.pages.map(p => p.title), urls.map((_, i) => `Page ${i + 1}`));
     assert.deepEqual(taskRun.result.pages.map(p => p.fields), urls.map((_, i) => ({ name: `Item ${i + 1}`, price: `${i + 1}.00` })));
@@ -451,7 +452,7 @@ describe('2.6: MCP Inspector CLI', () => {
         assert.equal(profile.protocolVersions[0], V2);
         assert.ok(profile.protocolVersions.includes('2025-11-25'));
         assert.equal(profile.taskPollIntervalMs, 200, 'the profile of the daemon under test (baseFlags)');
-        assert.deepEqual(JSON.parse(called.result.content[0].text), profile);
+        assert.deepEqual(JSON.parse(called.result.content[1].text), profile);
       });
     }
   }

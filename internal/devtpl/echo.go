@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -37,6 +38,11 @@ type echoInputs struct {
 	// ExitAtItem (1-based) ends the whole process with status 2 when that
 	// item starts: a run that crashes its process, for the poison-run cap.
 	ExitAtItem int `json:"exitAtItem"`
+	// Pages puts that many page-like entries in the result ({url, title,
+	// text} with textBytes characters of text): a large result without a
+	// browser, for the answer budget's tests.
+	Pages     int `json:"pages"`
+	TextBytes int `json:"textBytes"`
 }
 
 // Info describes dev_echo.
@@ -48,7 +54,7 @@ func (e Echo) Info() engine.TemplateInfo {
 	return engine.TemplateInfo{
 		TemplateID: id, Version: 1, Versions: []int{1},
 		Title:       "Echo (development)",
-		Description: "Development template: sleeps sleepMs per item for items items, then stores content (or contentBase64) as an artifact of mimeType; panicAtItem panics and exitAtItem ends the process at that item (1-based). For tests and benchmarks; never touches the browser.",
+		Description: "Development template: sleeps sleepMs per item for items items, then stores content (or contentBase64) as an artifact of mimeType; panicAtItem panics and exitAtItem ends the process at that item (1-based); pages adds that many page-like entries with textBytes of text to the result. For tests and benchmarks; never touches the browser.",
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 			"sleepMs":{"type":"integer","minimum":0,"maximum":600000},
 			"items":{"type":"integer","minimum":1,"maximum":100000},
@@ -57,7 +63,9 @@ func (e Echo) Info() engine.TemplateInfo {
 			"mimeType":{"type":"string","minLength":1},
 			"fail":{"type":"boolean"},
 			"panicAtItem":{"type":"integer","minimum":1},
-			"exitAtItem":{"type":"integer","minimum":1}}}`),
+			"exitAtItem":{"type":"integer","minimum":1},
+			"pages":{"type":"integer","minimum":0,"maximum":100000},
+			"textBytes":{"type":"integer","minimum":0,"maximum":100000}}}`),
 		ResultSchema:       json.RawMessage(`{"type":"object"}`),
 		TrustLevel:         "any",
 		Resumable:          !e.Once,
@@ -105,6 +113,9 @@ func (Echo) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 		return nil, engine.Errorf(engine.StepExecutionFailed, "dev_echo was asked to fail").WithDetails(map[string]any{"stepIndex": 0})
 	}
 	res := map[string]any{"items": in.Items}
+	if in.Pages > 0 {
+		res["pages"] = fakePages(in.Pages, in.TextBytes)
+	}
 	data := []byte(in.Content)
 	if in.ContentBase64 != "" {
 		b, err := base64.StdEncoding.DecodeString(in.ContentBase64)
@@ -125,4 +136,14 @@ func (Echo) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 		res["artifactId"] = id
 	}
 	return &engine.Outcome{Result: res}, nil
+}
+
+// fakePages are n page-like result entries with textBytes of text each.
+func fakePages(n, textBytes int) []map[string]any {
+	out := make([]map[string]any, n)
+	for i := range out {
+		out[i] = map[string]any{"url": fmt.Sprintf("https://docs.example.test/page/%d", i+1),
+			"title": fmt.Sprintf("Page %d", i+1), "text": strings.Repeat("x", textBytes)}
+	}
+	return out
 }
