@@ -69,7 +69,12 @@ func (d *DB) SaveItem(ctx context.Context, runID string, h engine.Holder, it eng
 // ListItems returns a run's item checkpoints ordered by index (empty for an
 // unknown run).
 func (d *DB) ListItems(ctx context.Context, runID string) ([]engine.Item, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT idx, key, status, output, error FROM run_items
+	return listItems(ctx, d.reader(), runID)
+}
+
+// listItems is ListItems on q.
+func listItems(ctx context.Context, q queryer, runID string) ([]engine.Item, error) {
+	rows, err := q.QueryContext(ctx, `SELECT idx, key, status, output, error FROM run_items
 		WHERE run_id = ? ORDER BY idx`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("db: list items: %w", err)
@@ -94,4 +99,68 @@ func (d *DB) ListItems(ctx context.Context, runID string) ([]engine.Item, error)
 		return nil, fmt.Errorf("db: list items: %w", err)
 	}
 	return items, nil
+}
+
+// StoppedRuns returns the newest (at most 20) unexpired runs of a template
+// version that ended failed or canceled before q.Before, with their items
+// count.
+func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engine.StoppedRun, error) {
+	rows, err := d.reader().QueryContext(ctx, `SELECT r.id, r.session_id, r.owns_session, r.inputs,
+			(SELECT COUNT(*) FROM run_items i WHERE i.run_id = r.id)
+		FROM runs r
+		WHERE r.template_id = ? AND r.template_version = ? AND r.status IN ('failed', 'canceled')
+			AND r.expires_at > ? AND r.created_at < ?
+		ORDER BY r.created_at DESC, r.id DESC LIMIT 20`, q.TemplateID, q.Version, q.Now, q.Before)
+	if err != nil {
+		return nil, fmt.Errorf("db: stopped runs: %w", err)
+	}
+	defer rows.Close()
+	var out []engine.StoppedRun
+	for rows.Next() {
+		var (
+			r      engine.StoppedRun
+			owns   int
+			inputs sql.NullString
+		)
+		if err := rows.Scan(&r.RunID, &r.SessionID, &owns, &inputs, &r.Items); err != nil {
+			return nil, fmt.Errorf("db: stopped runs: %w", err)
+		}
+		r.OwnsSession, r.Inputs = owns == 1, rawOrNil(inputs)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: stopped runs: %w", err)
+	}
+	return out, nil
+}
+
+// adoptedEvent is the data of an "adopted" event.
+type adoptedEvent struct {
+	FromRunID string `json:"fromRunId"`
+	Items     int    `json:"items"`
+}
+
+// AdoptItems copies run from's items into run to, which must be running
+// and held by h, appends an "adopted" event and returns to's items.
+// Errors: ErrNotFound, ErrConflict.
+func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, now int64) ([]engine.Item, error) {
+	var items []engine.Item
+	err := d.writeTx(ctx, func(tx *txn) error {
+		var id string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ?`,
+			to, h.OwnerID, h.Attempt).Scan(&id)
+		if err != nil {
+			return casError(ctx, tx, to, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_items (run_id, idx, key, status, output, error)
+			SELECT ?, idx, key, status, output, error FROM run_items WHERE run_id = ?
+			ON CONFLICT (run_id, idx) DO NOTHING`, to, from); err != nil {
+			return fmt.Errorf("db: adopt items: %w", err)
+		}
+		if items, err = listItems(ctx, tx, to); err != nil {
+			return err
+		}
+		return appendJSONEvent(ctx, tx, to, "adopted", adoptedEvent{FromRunID: from, Items: len(items)}, now)
+	})
+	return items, err
 }

@@ -36,10 +36,12 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 	defer deadline.stop()
 
 	done := map[string]Item{}
-	// Checkpoints exist only from earlier attempts: the first attempt of a
-	// run saves the read (one query per run, noticeable at hundreds of
-	// short runs per second).
-	if r.Attempt > 1 {
+	// Checkpoints exist only from earlier attempts, or a run this one
+	// continues (adopt.go): the first attempt of a run saves the read (one
+	// query per run, noticeable at hundreds of short runs per second).
+	if adopted := e.adopt(rctx, r, tpl); adopted != nil {
+		done = adopted
+	} else if r.Attempt > 1 {
 		if items, err := e.store.ListItems(rctx, r.RunID); err == nil {
 			for _, it := range items {
 				done[it.Key] = it

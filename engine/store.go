@@ -57,6 +57,14 @@ type Store interface {
 	// SaveItem upserts an item checkpoint and the run's progress in one
 	// transaction (CAS as SaveProgress) and appends an "item" event.
 	SaveItem(ctx context.Context, runID string, h Holder, it Item, p Progress, now int64) error
+	// StoppedRuns returns the newest runs (at most 20) of a template
+	// version that ended failed or canceled and have not expired, with
+	// their inputs, session and items count, newest first.
+	StoppedRuns(ctx context.Context, q StoppedRunsQuery) ([]StoppedRun, error)
+	// AdoptItems copies every item of run from into run to, held by h
+	// (compare-and-set as SaveItem), appends an "adopted" event
+	// {fromRunId, items} and returns the items copied.
+	AdoptItems(ctx context.Context, from, to string, h Holder, now int64) ([]Item, error)
 	// ListItems returns a run's item checkpoints ordered by index.
 	ListItems(ctx context.Context, runID string) ([]Item, error)
 
@@ -277,6 +285,24 @@ type CancelRunParams struct {
 	Error    *Error
 	Now      int64
 	RunTTLMs int64
+}
+
+// StoppedRunsQuery selects StoppedRuns.
+type StoppedRunsQuery struct {
+	TemplateID string
+	Version    int
+	Now        int64
+	// Before excludes runs created at or after it (the new run itself).
+	Before int64
+}
+
+// StoppedRun is one run StoppedRuns found.
+type StoppedRun struct {
+	RunID       string
+	SessionID   string
+	OwnsSession bool
+	Inputs      json.RawMessage
+	Items       int
 }
 
 // KeepParams is a KeepCanceled request.

@@ -36,6 +36,11 @@ type TemplateInfo struct {
 	Examples           []json.RawMessage `json:"examples"`
 	// NeedsBrowser is false for templates that never touch the browser.
 	NeedsBrowser bool `json:"-"`
+	// ContinuesEarlierRuns says a resubmission continues from the
+	// checkpoints of the latest run with the same inputs that stopped
+	// early (adopt.go): a resumable template whose item outputs hold
+	// everything it reports (no artifacts of their own).
+	ContinuesEarlierRuns bool `json:"-"`
 }
 
 // Outcome is what a template's Run returns on success.

@@ -97,13 +97,16 @@ func (t *BatchExtractPages) Info() engine.TemplateInfo {
 			"perPageTimeoutMs (NAVIGATION_TIMEOUT) or answers HTTP >= 400 (its status and whatever was " +
 			"extracted are still recorded); some failures give partial_success, all failing gives " +
 			"STEP_EXECUTION_FAILED. The result lists every page without its text; the artifact pages.json " +
-			"holds everything. Resumable: after a restart, pages already done are not fetched again.",
-		InputSchema:        json.RawMessage(batchInputSchema),
-		ResultSchema:       json.RawMessage(batchResultSchema),
-		TrustLevel:         "any",
-		Resumable:          true,
-		NeedsBrowser:       true,
-		EstimatedStepsHint: "one step per unique URL; roughly 5-25 pages/s on local pages, slower on real sites",
+			"holds everything. Resumable: after a restart, pages already done are not fetched again; submitting the " +
+			"same inputs again after a run that failed or was canceled continues from the pages it finished.",
+		InputSchema:  json.RawMessage(batchInputSchema),
+		ResultSchema: json.RawMessage(batchResultSchema),
+		TrustLevel:   "any",
+		Resumable:    true,
+		// A resubmission continues a stopped run's pages (engine/adopt.go).
+		ContinuesEarlierRuns: true,
+		NeedsBrowser:         true,
+		EstimatedStepsHint:   "one step per unique URL; roughly 5-25 pages/s on local pages, slower on real sites",
 		Examples: []json.RawMessage{json.RawMessage(`{"urls":["https://example.com/","https://example.org/"],` +
 			`"fields":{"heading":"h1","links":{"selector":"a","attr":"href","all":true}},` +
 			`"includeText":false,"concurrency":4}`)},

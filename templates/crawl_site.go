@@ -85,9 +85,10 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 			"title, fields, optional text, links, meta) plus its depth; pages.json holds everything. Use it to " +
 			"discover pages; when you already know the URLs use batch_extract_pages. Progress total grows as links " +
 			"are found. Failed pages are recorded (partial_success); all failing gives STEP_EXECUTION_FAILED. " +
-			"Resumable: pages already done are not fetched again.",
+			"Resumable: pages already done are not fetched again, after a restart and when the same inputs are " +
+			"submitted again after a run that failed or was canceled (its pages are continued from).",
 		InputSchema: json.RawMessage(crawlInputSchema), ResultSchema: json.RawMessage(crawlResultSchema),
-		TrustLevel: "any", Resumable: true, NeedsBrowser: true,
+		TrustLevel: "any", Resumable: true, NeedsBrowser: true, ContinuesEarlierRuns: true,
 		EstimatedStepsHint: "one step per page visited, at most maxPages",
 		Examples:           []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/docs/","maxPages":50,"maxDepth":3,"exclude":["*/archive/*"],"fields":{"heading":"h1"}}`)},
 	}

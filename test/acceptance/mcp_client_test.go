@@ -156,12 +156,23 @@ func tryCall(ctx context.Context, cs *sdk.ClientSession, tool string, args any) 
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: protocol error: %w", tool, err)
 	}
-	if len(res.Content) != 1 {
-		return nil, res.IsError, fmt.Errorf("%s: want 1 content block, got %d", tool, len(res.Content))
+	// A one-line summary, the JSON, then only resource links and images.
+	if len(res.Content) < 2 {
+		return nil, res.IsError, fmt.Errorf("%s: want a summary and a JSON block, got %d block(s)", tool, len(res.Content))
 	}
-	tc, ok := res.Content[0].(*sdk.TextContent)
+	if sum, ok := res.Content[0].(*sdk.TextContent); !ok || sum.Text == "" || strings.Contains(sum.Text, "\n") || json.Valid([]byte(sum.Text)) {
+		return nil, res.IsError, fmt.Errorf("%s: first block should be a one-line summary, got %#v", tool, res.Content[0])
+	}
+	tc, ok := res.Content[1].(*sdk.TextContent)
 	if !ok {
-		return nil, res.IsError, fmt.Errorf("%s: content block is %T, want text", tool, res.Content[0])
+		return nil, res.IsError, fmt.Errorf("%s: second block is %T, want text", tool, res.Content[1])
+	}
+	for i, c := range res.Content[2:] {
+		switch c.(type) {
+		case *sdk.ResourceLink, *sdk.ImageContent:
+		default:
+			return nil, res.IsError, fmt.Errorf("%s: block %d is %T, want a resource link or an image", tool, i+2, c)
+		}
 	}
 	var fromText any
 	if err := json.Unmarshal([]byte(tc.Text), &fromText); err != nil {

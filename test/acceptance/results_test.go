@@ -122,6 +122,38 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 			t.Fatalf("want canceled/RUN_CANCELED/result null, got %v %v %v", run["status"], run["error"], run["result"])
 		}
 		checkKeptPages(t, cs, keptDetails(t, run, 10, 0, 10), 10)
+
+		// Submitting the same inputs again continues from those pages: the
+		// new run fetches none of them again and stops at page 11 again.
+		again := submitAsync(t, cs, "batch_extract_pages", obj{"urls": twentyPages(fx, 11), "fields": fields,
+			"concurrency": 1, "perPageTimeoutMs": 120000}, nil)
+		select {
+		case <-fx.Hung():
+		case <-time.After(60 * time.Second):
+			t.Fatalf("the second run never reached /hang: %v", getRun(t, cs, again))
+		}
+		for i := 1; i <= 10; i++ {
+			if n := fx.Hits(fmt.Sprintf("/page/%d", i)); n != 1 {
+				t.Fatalf("/page/%d was fetched %d times, want once (the second run continues the first)", i, n)
+			}
+		}
+		evs := callOK(t, cs, "get_task_run_events", obj{"runId": again})["events"].([]any)
+		adopted := 0
+		for _, ev := range evs {
+			if e := ev.(obj); e["type"] == "adopted" {
+				adopted++
+				if d := sub(e, "data"); d["fromRunId"] != id || num(d, "items") != 10 {
+					t.Fatalf("adopted event: %v, want fromRunId %s, items 10", d, id)
+				}
+			}
+		}
+		if adopted != 1 {
+			t.Fatalf("want one adopted event, got %d in %v", adopted, evs)
+		}
+		if p := sub(getRun(t, cs, again), "progress"); num(p, "doneSteps") != 10 || num(p, "totalSteps") != 20 {
+			t.Fatalf("the second run's progress: %v, want 10/20", p)
+		}
+		callOK(t, cs, "cancel_task_run", obj{"runId": again})
 	})
 
 	t.Run("screenshots", func(t *testing.T) {
@@ -220,5 +252,5 @@ func TestBlackboxAnswersFitTheBudget(t *testing.T) {
 			t.Fatalf("a list row carries its result or no resultBytes: resultBytes %v", row.(obj)["resultBytes"])
 		}
 	}
-	t.Logf("get_task_run of the 1000-page run: %v pages inline; list of 50: %d bytes", r["itemsInline"], n)
+	t.Logf("get_task_run of the 1000-page run: %v pages inline, pages.json %d bytes; list of 50: %d bytes", r["itemsInline"], len(data), n)
 }
