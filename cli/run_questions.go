@@ -33,33 +33,47 @@ type runQuestions struct {
 	mu   sync.Mutex
 	seen map[string]bool // request ids prompted for or hinted at
 
-	ctx       context.Context // ends with close
-	wake      chan struct{}
+	ctx  context.Context // ends with close
+	wake chan struct{}
+	// waiting says the run's last state had a question open: while it
+	// does, the questions are looked at again every questionPoll, since a
+	// second question asked while the first is open changes nothing Wait
+	// reports.
+	waiting   atomic.Bool
 	prompting atomic.Bool
 	stop      context.CancelFunc
 	done      chan struct{}
 }
 
-// newRunQuestions starts the prompter (on a terminal); call close when the
-// run ended.
+// questionPoll is how often the questions of a waiting run are looked at.
+const questionPoll = 250 * time.Millisecond
+
+// newRunQuestions starts the prompter (on a terminal) or the hinter; call
+// close when the run ended.
 func newRunQuestions(ctx context.Context, q *runQuestions) *runQuestions {
 	q.seen = map[string]bool{}
 	q.wake = make(chan struct{}, 1)
 	q.done = make(chan struct{})
 	ctx, q.stop = context.WithCancel(ctx)
 	q.ctx = ctx
-	if q.tty == nil {
-		close(q.done)
-		return q
-	}
 	go func() {
 		defer close(q.done)
+		t := time.NewTicker(questionPoll)
+		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-q.wake:
+			case <-t.C:
+				if !q.waiting.Load() {
+					continue
+				}
+			}
+			if q.tty != nil {
 				q.promptAll(ctx)
+			} else {
+				q.hintAll(ctx)
 			}
 		}
 	}()
@@ -70,17 +84,14 @@ func newRunQuestions(ctx context.Context, q *runQuestions) *runQuestions {
 // run starts waiting on.
 func (q *runQuestions) update(r *engine.Run) {
 	q.bar.update(r)
+	q.waiting.Store(r.InputRequest != nil)
 	if r.InputRequest == nil {
 		return
 	}
-	if q.tty != nil {
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
-		return
+	select {
+	case q.wake <- struct{}{}:
+	default:
 	}
-	q.hintAll(q.ctx)
 }
 
 // fresh returns the outstanding questions not prompted for or hinted at
