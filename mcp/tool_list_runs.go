@@ -62,7 +62,14 @@ func (s *Server) listTaskRuns(ctx context.Context, _ *sdk.CallToolRequest, raw j
 	if err != nil {
 		return s.errorResultLogged("list_task_runs", err)
 	}
-	return jsonResult(rowsOf(list, s.budget()), false)
+	rows := rowsOf(list, s.budget()-linkReserve)
+	res := jsonResult(rows, false)
+	var ids []string
+	for _, r := range rows.Runs {
+		ids = append(ids, r.ArtifactIDs...)
+	}
+	res.Content = append(res.Content, resourceLinks(s.artifactMetas(ctx, ids))...)
+	return res
 }
 
 // runList is list_task_runs' answer: rows without their results, so
