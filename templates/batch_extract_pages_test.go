@@ -84,6 +84,10 @@ func TestBatchExtractFieldsAndPartial(t *testing.T) {
 	if f.Title != "Fields Fixture" || f.HTTPStatus != 200 || f.Error != nil || !reflect.DeepEqual(f.Fields, want) {
 		t.Fatalf("fields page = %+v\nwant fields %v", f, want)
 	}
+	// includeMeta: the meta tags are in the result's pages too.
+	if f.Meta["description"] != "A page with known fields for extraction tests." || f.Meta["og:title"] != "Fields OG Title" {
+		t.Fatalf("inline meta of the fields page = %v", f.Meta)
+	}
 	if p := res.Pages[1]; p.Title != "Page 1" || p.Fields["name"] != "Item 1" || p.Fields["price"] != "1.00" {
 		t.Fatalf("page 1 = %+v", p)
 	}
