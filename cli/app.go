@@ -83,11 +83,18 @@ func (a *app) close() {
 	}
 }
 
-// httpHandler serves /mcp, a readiness probe and the dashboard at /.
+// httpHandler serves /mcp, a readiness probe and the dashboard at /, and
+// makes addr the base of the live views of this process's runs.
 func (a *app) httpHandler(addr string) (http.Handler, error) {
+	a.engine.SetLiveBase(dashboardBase(addr))
+	return a.handler(addr)
+}
+
+// handler is httpHandler for one more listener on addr (the live views
+// stay where httpHandler put them).
+func (a *app) handler(addr string) (http.Handler, error) {
 	// Pages opened by our own browser must never reach our own API.
 	a.browser.DenyHost(addr)
-	a.engine.SetLiveBase(dashboardBase(addr))
 	token := a.cfg.token
 	if a.cfg.tokenFile != "" {
 		b, err := os.ReadFile(a.cfg.tokenFile)

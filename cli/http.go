@@ -30,6 +30,9 @@ const (
 // long-polls (a sync run may take minutes).
 type httpTimeouts struct {
 	readHeader, read, idle time.Duration
+	// shutdown bounds how long open requests (SSE streams, long polls)
+	// may go on once the server stops (0: 2 s).
+	shutdown time.Duration
 }
 
 // defaultHTTPTimeouts are the timeouts serve and mcp --http=auto use.
@@ -53,7 +56,11 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.L
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	d := to.shutdown
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	_ = srv.Shutdown(sctx)
 	_ = srv.Close()

@@ -50,16 +50,18 @@ func (e *Engine) shutdown() {
 	e.claiming = false
 	n := len(e.active)
 	e.mu.Unlock()
+	graceDur := e.shutdownGrace()
 	if n > 0 {
-		e.log.Info("shutting down: waiting for running runs", "runs", n, "grace", e.cfg.ShutdownGrace)
+		e.log.Info("shutting down: waiting for running runs", "runs", n, "grace", graceDur, "handoff", e.handoff.Load())
 	}
 	done := make(chan struct{})
 	go func() { e.runsWG.Wait(); close(done) }()
 	// Keep leases alive during the grace period.
 	hb := time.NewTicker(e.cfg.HeartbeatInterval)
 	defer hb.Stop()
-	grace := time.NewTimer(e.cfg.ShutdownGrace)
+	grace := time.NewTimer(graceDur)
 	defer grace.Stop()
+	hurry := e.hurry
 wait:
 	for {
 		select {
@@ -67,6 +69,10 @@ wait:
 			break wait
 		case <-hb.C:
 			e.heartbeatOnce(context.Background())
+		case <-hurry:
+			e.log.Info("shutdown hurried: interrupting the runs still running")
+			hurry = nil
+			grace.Reset(0)
 		case <-grace.C:
 			e.mu.Lock()
 			for _, a := range e.active {
@@ -81,6 +87,11 @@ wait:
 	defer cancel()
 	if err := e.store.ReleaseOwner(ctx, e.ownerID, e.now()); err != nil {
 		e.log.Warn("release owner failed", "err", err)
+	}
+	if e.handoff.Load() {
+		// Handing off: housekeeping is left to the processes that stay.
+		e.log.Info("engine stopped")
+		return
 	}
 	if err := e.store.Compact(ctx); err != nil {
 		e.log.Debug("compact failed", "err", err)

@@ -45,6 +45,11 @@ type Engine struct {
 	changed  chan struct{} // closed and replaced on every local change
 	claiming bool
 	runsWG   sync.WaitGroup
+
+	// handoff and hurry shorten the shutdown (handoff.go).
+	handoff  atomic.Bool
+	hurry    chan struct{}
+	hurryOne sync.Once
 }
 
 type activeRun struct {
@@ -93,6 +98,7 @@ func New(o Options) (*Engine, error) {
 		wake:      make(chan struct{}, 1),
 		active:    map[string]*activeRun{},
 		changed:   make(chan struct{}),
+		hurry:     make(chan struct{}),
 		secrets:   newSecretVault(),
 		inputKeys: newKeyRing(),
 	}
