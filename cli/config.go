@@ -82,6 +82,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.Int64Var(&e.SessionIdleTTLMs, "session-idle-ttl-ms", d.SessionIdleTTLMs, "a browser session unused this long is closed")
 	fs.Int64Var(&e.InputTimeoutMs, "input-timeout-ms", d.InputTimeoutMs, "how long a run waits for an answer it asked for (a one-time code, a confirmation) before failing with RUN_TIMEOUT")
 	fs.Int64Var(&e.MaxInlineBytes, "max-inline-bytes", d.MaxInlineBytes, "budget of a tool answer in bytes: a larger inline result is cut to whole items (the artifact has them all), list_task_runs rows carry no result")
+	fs.DurationVar(&e.HistoryTTL, "history-ttl", d.HistoryTTL, "how long the history of a run (template, status, times, counts, error, inputs summary, artifact ids) is kept after the run itself is forgotten (--run-ttl-ms)")
 	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")
 	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
 	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
@@ -143,6 +144,9 @@ func (c *config) finish() error {
 	}
 	if e.InputTimeoutMs < 1 {
 		return fmt.Errorf("--input-timeout-ms must be >= 1 (milliseconds a run waits for an answer), got %d", e.InputTimeoutMs)
+	}
+	if e.HistoryTTL <= 0 {
+		return fmt.Errorf("--history-ttl must be a positive duration such as 168h (7 days), got %v", e.HistoryTTL)
 	}
 	if e.MaxInlineBytes < engine.MinInlineBytes {
 		return fmt.Errorf("--max-inline-bytes must be >= %d (bytes of a tool answer), got %d", engine.MinInlineBytes, e.MaxInlineBytes)

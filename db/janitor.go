@@ -44,6 +44,8 @@ func purgeSteps() []purgeStep {
 		{"idempotency keys", `DELETE FROM idempotency_keys WHERE rowid IN (
 		SELECT k.rowid FROM idempotency_keys k WHERE k.run_id IN (` + expiredRunsSQL + `) LIMIT :batch)`},
 		{"runs", `DELETE FROM runs WHERE id IN (` + expiredRunsSQL + ` LIMIT :batch)`},
+		{"history", `DELETE FROM run_history WHERE id IN (
+		SELECT id FROM run_history WHERE expires_at < :hist LIMIT :batch)`},
 	}
 }
 
@@ -68,7 +70,7 @@ func (d *DB) Purge(ctx context.Context, p engine.PurgeParams) (int, error) {
 			var n int64
 			err := d.write(ctx, func(tx *sql.Tx) error {
 				res, err := tx.ExecContext(ctx, step.sql, sql.Named("now", now),
-					sql.Named("tomb", tombstoneBefore), sql.Named("batch", batch))
+					sql.Named("tomb", tombstoneBefore), sql.Named("batch", batch), sql.Named("hist", p.HistoryBefore))
 				if err != nil {
 					return err
 				}

@@ -36,6 +36,9 @@ type Config struct {
 	// longer result with no artifact of its own is also kept whole as
 	// result.json.
 	MaxInlineBytes int64
+	// HistoryTTL is how long a history row of a forgotten run is kept
+	// (default 7 days; history.go).
+	HistoryTTL time.Duration
 
 	// HeartbeatInterval is how often leases are extended and remote cancels
 	// noticed.
@@ -74,6 +77,7 @@ func DefaultConfig() Config {
 		MaxAttempts:          3,
 		InputTimeoutMs:       DefaultInputTimeoutMs,
 		MaxInlineBytes:       DefaultMaxInlineBytes,
+		HistoryTTL:           7 * 24 * time.Hour,
 		HeartbeatInterval:    time.Second,
 		LeaseDuration:        15 * time.Second,
 		PollInterval:         500 * time.Millisecond,
@@ -105,6 +109,7 @@ func (c Config) withDefaults() Config {
 	orDefault(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
 	orDefault(&c.InputTimeoutMs, d.InputTimeoutMs)
 	orDefault(&c.MaxInlineBytes, d.MaxInlineBytes)
+	orDefault(&c.HistoryTTL, d.HistoryTTL)
 	orDefault(&c.TrustLevel, d.TrustLevel)
 	orDefault(&c.HeartbeatInterval, d.HeartbeatInterval)
 	orDefault(&c.LeaseDuration, d.LeaseDuration)

@@ -165,7 +165,15 @@ func sessionLostError() *Error {
 // janitorOnce purges expired rows and shrinks the file.
 func (e *Engine) janitorOnce(ctx context.Context) {
 	now := e.now()
-	n, err := e.store.Purge(ctx, PurgeParams{Now: now, TombstoneBefore: now - e.cfg.TombstoneTTL.Milliseconds(), Batch: 500})
+	// The runs about to go leave a history row first (history.go).
+	if err := e.archive(ctx, now); err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("archiving expired runs failed; they are kept until it works", "err", err)
+		}
+		return
+	}
+	n, err := e.store.Purge(ctx, PurgeParams{Now: now, TombstoneBefore: now - e.cfg.TombstoneTTL.Milliseconds(), Batch: 500,
+		HistoryBefore: now})
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("purge failed", "err", err)

@@ -57,6 +57,14 @@ type Store interface {
 	// SaveItem upserts an item checkpoint and the run's progress in one
 	// transaction (CAS as SaveProgress) and appends an "item" event.
 	SaveItem(ctx context.Context, runID string, h Holder, it Item, p Progress, now int64) error
+	// ArchiveRuns writes a history row (HistoryRun) for every terminal run
+	// with expires_at <= p.Now that has none yet (the runs Purge with the
+	// same Now deletes), at most p.Batch (<= 0: 500) per call, and returns
+	// how many it wrote.
+	ArchiveRuns(ctx context.Context, p ArchiveParams) (int, error)
+	// ListHistory returns history rows newest first (createdAt, runId)
+	// that have not expired, and how many match before paging.
+	ListHistory(ctx context.Context, q HistoryQuery) ([]HistoryRun, int, error)
 	// StoppedRuns returns the newest runs (at most 20) of a template
 	// version that ended failed or canceled and have not expired, with
 	// their inputs, session and items count, newest first.
@@ -287,6 +295,44 @@ type CancelRunParams struct {
 	RunTTLMs int64
 }
 
+// ArchiveParams is an ArchiveRuns request.
+type ArchiveParams struct {
+	Now int64
+	// HistoryTTLMs is how long a history row is kept after the run was
+	// forgotten.
+	HistoryTTLMs int64
+	// Summarize is the one-line summary of a run's stored inputs.
+	Summarize func(templateID string, inputs json.RawMessage) string
+	Batch     int
+}
+
+// HistoryQuery selects ListHistory rows.
+type HistoryQuery struct {
+	Now           int64
+	Limit, Offset int
+}
+
+// HistoryRun is what is kept of a run after it was forgotten.
+type HistoryRun struct {
+	RunID           string    `json:"runId"`
+	TemplateID      string    `json:"templateId"`
+	TemplateVersion int       `json:"templateVersion"`
+	SessionID       string    `json:"sessionId"`
+	Status          RunStatus `json:"status"`
+	CreatedAt       int64     `json:"createdAt"`
+	StartedAt       *int64    `json:"startedAt"`
+	FinishedAt      *int64    `json:"finishedAt"`
+	// ForgottenAt is when the run itself was deleted (get_task_run has
+	// answered RUN_NOT_FOUND since).
+	ForgottenAt   int64    `json:"forgottenAt"`
+	Progress      Progress `json:"progress"`
+	ErrorCode     string   `json:"errorCode,omitempty"`
+	ErrorMessage  string   `json:"errorMessage,omitempty"`
+	InputsSummary string   `json:"inputsSummary"`
+	ArtifactIDs   []string `json:"artifactIds"`
+	ExpiresAt     int64    `json:"expiresAt"`
+}
+
 // StoppedRunsQuery selects StoppedRuns.
 type StoppedRunsQuery struct {
 	TemplateID string
@@ -340,6 +386,9 @@ type TouchSessionParams struct {
 // PurgeParams is a Purge request.
 type PurgeParams struct {
 	Now int64
+	// HistoryBefore removes history rows whose expires_at is before it
+	// (0: none).
+	HistoryBefore int64
 	// TombstoneBefore is the expiry before which artifact tombstones go.
 	TombstoneBefore int64
 	// Batch is the most rows deleted per transaction; <= 0 means the
