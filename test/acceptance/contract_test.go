@@ -173,17 +173,28 @@ func contractTemplates(t *testing.T, cs *sdk.ClientSession) {
 	}
 }
 
-// checkRunInvariants asserts the Run invariants of the v1 contract (README, "Tools").
+// checkRunInvariants asserts the Run invariants of the v1 contract (README,
+// "Tools"). A list_task_runs row (it has resultBytes) carries no result:
+// resultBytes > 0 stands for a result.
 func checkRunInvariants(t *testing.T, run obj) {
 	t.Helper()
 	id, _ := run["runId"].(string)
+	fields := []string{"templateId", "templateVersion", "ownsSession", "status", "mode", "progress", "metrics", "result", "error", "artifactIds", "createdAt", "updatedAt", "startedAt", "finishedAt", "expiresAt"}
+	hasResult := run["result"] != nil
+	if _, row := run["resultBytes"]; row {
+		if _, has := run["result"]; has {
+			t.Errorf("list row %s carries its result", id)
+		}
+		fields[7] = "resultBytes"
+		hasResult = num(run, "resultBytes") > 0
+	}
 	if !runIDRE.MatchString(id) {
 		t.Errorf("runId %q is not run_ + UUIDv4", id)
 	}
 	if sid, _ := run["sessionId"].(string); !strings.HasPrefix(sid, "sess_") {
 		t.Errorf("sessionId %q lacks sess_", run["sessionId"])
 	}
-	for _, k := range []string{"templateId", "templateVersion", "ownsSession", "status", "mode", "progress", "metrics", "result", "error", "artifactIds", "createdAt", "updatedAt", "startedAt", "finishedAt", "expiresAt"} {
+	for _, k := range fields {
 		if _, ok := run[k]; !ok {
 			t.Errorf("run %s: field %s missing", id, k)
 		}
@@ -191,14 +202,14 @@ func checkRunInvariants(t *testing.T, run obj) {
 	st := run["status"]
 	switch {
 	case !terminal(st):
-		if run["result"] != nil || run["error"] != nil {
+		if hasResult || run["error"] != nil {
 			t.Errorf("run %s %v: non-terminal needs result == null && error == null, got %v / %v", id, st, run["result"], run["error"])
 		}
 		if run["finishedAt"] != nil {
 			t.Errorf("run %s %v: finishedAt must be null", id, st)
 		}
 	case st == "succeeded" || st == "partial_success":
-		if run["result"] == nil || run["error"] != nil {
+		if !hasResult || run["error"] != nil {
 			t.Errorf("run %s %v: needs result != null && error == null, got %v / %v", id, st, run["result"], run["error"])
 		}
 	default:
