@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // cmdFlags describes a CLI subcommand for parseFlags: its own flags, its
@@ -75,18 +77,25 @@ func (s *cmdFlags) printUsage(fs *flag.FlagSet, w io.Writer, shared map[string]b
 	fmt.Fprintln(w, "\nShared flags (each also BROWSERTASK_<NAME>; see browsertask serve --help for all):")
 	for _, name := range []string{"db", "browser", "dev-templates", "log-level"} {
 		if f := fs.Lookup(name); f != nil {
-			fmt.Fprintf(w, "  --%s\t%s (default %q)\n", name, f.Usage, f.DefValue)
+			fmt.Fprintf(w, "  --%s\t%s%s\n", name, f.Usage, defaultNote(f))
 		}
 	}
 }
 
-// isTerminal reports whether w is a character device (a terminal), for the
-// progress bar; tests and pipes get plain lines.
+// defaultNote is " (default X)" for a shared flag's help line, or "" when
+// its usage already states the default (--browser: "system Chromium") or
+// the default is off or empty, so each default is stated once.
+func defaultNote(f *flag.Flag) string {
+	if strings.Contains(f.Usage, "(default") || f.DefValue == "" || f.DefValue == "false" {
+		return ""
+	}
+	return fmt.Sprintf(" (default %q)", f.DefValue)
+}
+
+// isTerminal reports whether w is a terminal, for the progress bar and
+// the artifact command's refusal to print binary data; tests, pipes,
+// files and /dev/null get plain output.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

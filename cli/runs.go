@@ -44,7 +44,11 @@ Examples:
 		if r.StartedAt != nil {
 			dur = (time.Duration(r.Metrics.ElapsedMs) * time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, statusText(r), r.TemplateID, counts(r.Progress),
+		progress := counts(r.Progress)
+		if progress == "" {
+			progress = "-" // nothing counted yet: never "0/0"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, statusText(r), r.TemplateID, progress,
 			time.UnixMilli(r.CreatedAt).Format("2006-01-02 15:04:05"), dur)
 	}
 	if err := tw.Flush(); err != nil {
