@@ -20,8 +20,10 @@ without echo), or read as one line of stdin when stdin is not a terminal.
 A confirm question takes --yes or --no (or VALUE yes/no). A secret answer
 travels sealed to the executing process and is never printed. --request
 names the question when the run waits on more than one (browsertask show
-RUN lists them under inputRequest). Exits 1 when the run is unknown, waits
-for nothing, or the answer does not fit the question.
+RUN lists them under inputRequest). RUN is the run id, or a unique prefix
+of it after "run_" such as the 8 characters the dashboard shows. Exits 1
+when the run is unknown, waits for nothing, or the answer does not fit the
+question.
 
 Examples:
   browsertask answer run_0b7c...                  # type the one-time code, hidden
@@ -44,7 +46,10 @@ func cmdAnswer(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer a.close()
-	runID := sub.args[0]
+	runID, err := resolveRunID(ctx, a.engine, sub.args[0])
+	if err != nil {
+		return err
+	}
 	value, hasValue := "", len(sub.args) == 2
 	if hasValue {
 		value = sub.args[1]

@@ -14,10 +14,13 @@ func cmdCancel(ctx context.Context, args []string, getenv func(string) string, s
 	sub := &cmdFlags{usage: `Usage: browsertask cancel RUN [--reason TEXT] [flags]
 
 Cancels a queued or running run, whichever process executes it. Prints the
-cancel result as JSON; exits 1 when the run was already finished.
+cancel result as JSON; exits 1 when the run was already finished. RUN is
+the run id, or a unique prefix of it after "run_" such as the 8 characters
+the dashboard shows.
 
-Example:
-  browsertask cancel run_0b7c... --reason "wrong URLs"`, minArgs: 1, maxArgs: 1, define: func(fs *flag.FlagSet) {
+Examples:
+  browsertask cancel run_0b7c... --reason "wrong URLs"
+  browsertask cancel 0b7c41d2`, minArgs: 1, maxArgs: 1, define: func(fs *flag.FlagSet) {
 		fs.StringVar(&reason, "reason", "canceled from the command line", "why, recorded on the run")
 	}}
 	a, err := openForCLI(ctx, "cancel", args, getenv, stderr, sub)
@@ -25,7 +28,11 @@ Example:
 		return err
 	}
 	defer a.close()
-	res, err := a.engine.Cancel(ctx, sub.args[0], reason)
+	id, err := resolveRunID(ctx, a.engine, sub.args[0])
+	if err != nil {
+		return err
+	}
+	res, err := a.engine.Cancel(ctx, id, reason)
 	if err != nil {
 		return domainErr(err)
 	}

@@ -10,16 +10,23 @@ import (
 func cmdShow(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	sub := &cmdFlags{usage: `Usage: browsertask show RUN [flags]
 
-Prints the run as JSON (the same object get_task_run returns).
+Prints the run as JSON (the same object get_task_run returns). RUN is the
+run id, or a unique prefix of it after "run_" such as the 8 characters the
+dashboard shows.
 
-Example:
-  browsertask show run_0b7c...`, minArgs: 1, maxArgs: 1}
+Examples:
+  browsertask show run_0b7c...
+  browsertask show 0b7c41d2`, minArgs: 1, maxArgs: 1}
 	a, err := openForCLI(ctx, "show", args, getenv, stderr, sub)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	r, err := a.engine.Get(ctx, sub.args[0])
+	id, err := resolveRunID(ctx, a.engine, sub.args[0])
+	if err != nil {
+		return err
+	}
+	r, err := a.engine.Get(ctx, id)
 	if err != nil {
 		return domainErr(err)
 	}
