@@ -11,7 +11,6 @@ import (
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/web"
 )
 
 const doctorUsage = `Usage: browsertask doctor [flags]
@@ -55,16 +54,10 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	detail, derr := doctorDB(ctx, cfg)
 	check("database", derr == nil, detail)
-	fmt.Fprintf(stdout, "[info] %-9s %s\n", "listener", doctorListener(ctx, cfg.addr))
-
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "browsertask"
-	}
-	fmt.Fprintln(stdout, "\nMCP client configuration:")
-	for _, s := range web.ClientSnippets(exe, "http://"+cfg.addr+"/mcp", cfg.tokenSet()) {
-		fmt.Fprintf(stdout, "\n# %s (%s)\n%s\n", s.Title, s.Where, s.Body)
-	}
+	exe, _ := os.Executable() // "": clientCommand names browsertask on PATH
+	cc := newClientConfig(cfg, exe, getenv)
+	fmt.Fprintf(stdout, "[info] %-9s %s\n", "listener", doctorListener(ctx, cfg.addr, cc.serveCommand()))
+	cc.print(stdout)
 	if failed > 0 {
 		fmt.Fprintf(stderr, "browsertask doctor: %d check(s) failed\n", failed)
 		return ExitError(1)
@@ -127,8 +120,9 @@ func doctorDB(ctx context.Context, cfg *config) (string, error) {
 	return fmt.Sprintf("%s (%.1f MiB, schema version %d, %s)", store.Path(), float64(size)/(1<<20), schema, writable), err
 }
 
-// doctorListener says whether a daemon answers on addr.
-func doctorListener(ctx context.Context, addr string) string {
+// doctorListener says whether a daemon answers on addr; serve is the
+// command line that would start one.
+func doctorListener(ctx context.Context, addr, serve string) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz", nil)
@@ -137,7 +131,7 @@ func doctorListener(ctx context.Context, addr string) string {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Sprintf("nothing answers on %s (start the daemon with: browsertask serve --addr %s)", addr, addr)
+		return fmt.Sprintf("nothing answers on %s (start the daemon with: %s)", addr, serve)
 	}
 	resp.Body.Close()
 	if resp.StatusCode == http.StatusOK {
