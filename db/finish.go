@@ -26,12 +26,22 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 	}
 	return d.writeTx(ctx, func(tx *txn) error {
 		var attempt int
+		p, set := engine.Progress{}, 0
+		if f.Progress != nil {
+			p, set = *f.Progress, 1
+		}
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = :status, result = :result, error = :error,
 				lease_expires_at = 0, finished_at = :now, updated_at = :now,
-				expires_at = MAX(created_at + ttl_ms, :now + :ttl)
+				expires_at = MAX(created_at + ttl_ms, :now + :ttl),
+				progress_done = CASE WHEN :set THEN :pdone ELSE progress_done END,
+				progress_total = CASE WHEN :set THEN :ptotal ELSE progress_total END,
+				progress_failed = CASE WHEN :set THEN :pfailed ELSE progress_failed END,
+				progress_message = CASE WHEN :set THEN :pmsg ELSE progress_message END
 			WHERE id = :id AND status = 'running' AND owner_id = :owner AND attempt = :attempt RETURNING attempt`,
 			sql.Named("status", string(f.Status)), sql.Named("result", nullJSON(f.Result)),
 			sql.Named("error", errJSON), sql.Named("now", f.Now), sql.Named("ttl", f.RunTTLMs),
+			sql.Named("set", set), sql.Named("pdone", p.DoneSteps), sql.Named("ptotal", p.TotalSteps),
+			sql.Named("pfailed", p.FailedSteps), sql.Named("pmsg", p.Message),
 			sql.Named("id", f.RunID), sql.Named("owner", f.OwnerID), sql.Named("attempt", f.Attempt)).Scan(&attempt)
 		if err != nil {
 			return casError(ctx, tx, f.RunID, err)

@@ -18,7 +18,7 @@ func (e *Engine) Cancel(ctx context.Context, runID, reason string) (*CancelResul
 	if r.Status.Terminal() {
 		return &CancelResult{Success: false, RunID: runID, Status: r.Status, Reason: fmt.Sprintf("run already %s", r.Status)}, nil
 	}
-	msg := "the run was cancelled"
+	msg := "the run was canceled"
 	if reason != "" {
 		msg += ": " + reason
 	}

@@ -78,6 +78,18 @@ func (v *runEnv) SetProgress(p Progress) {
 	v.saveProgress(p)
 }
 
+// finalProgress is the last progress the template recorded (nil when it
+// recorded none).
+func (v *runEnv) finalProgress() *Progress {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.progress == (Progress{}) {
+		return nil
+	}
+	p := v.progress
+	return &p
+}
+
 // saveProgress writes p now, with its "progress" event.
 func (v *runEnv) saveProgress(p Progress) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -74,7 +74,9 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 		if out.Partial {
 			st = StatusPartialSuccess
 		}
-		e.finish(r, st, res, nil)
+		// The last progress is written with the result: SetProgress's
+		// throttle may have held it back (a quick run ending at 1/3).
+		e.finishWith(r, st, res, nil, env.finalProgress())
 		e.closeOwnedSession(r)
 		return
 	}
@@ -108,7 +110,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 		e.finish(r, StatusFailed, nil, withKept(rerr, e.keep(r, tpl, env)))
 		return
 	}
-	e.finish(r, StatusFailed, nil, rerr)
+	e.finishWith(r, StatusFailed, nil, rerr, env.finalProgress())
 	e.closeOwnedSession(r)
 }
 
@@ -126,11 +128,17 @@ func (e *Engine) callTemplate(ctx context.Context, tpl Template, env *runEnv) (o
 // finish writes a terminal state (compare-and-set: a run cancelled or
 // recovered meanwhile is left as it is).
 func (e *Engine) finish(r *Run, st RunStatus, result json.RawMessage, rerr *Error) {
+	e.finishWith(r, st, result, rerr, nil)
+}
+
+// finishWith is finish that also writes the run's last progress (nil:
+// leave it as stored).
+func (e *Engine) finishWith(r *Run, st RunStatus, result json.RawMessage, rerr *Error, p *Progress) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := e.store.FinishRun(ctx, Finish{
 		RunID: r.RunID, OwnerID: e.ownerID, Attempt: r.Attempt, Status: st, Result: result, Error: rerr,
-		Now: e.now(), RunTTLMs: e.cfg.RunTTLMs,
+		Now: e.now(), RunTTLMs: e.cfg.RunTTLMs, Progress: p,
 	})
 	switch {
 	case errors.Is(err, ErrConflict):

@@ -21,6 +21,11 @@ func (s *secretStore) FinishRun(ctx context.Context, f Finish) error {
 	if v := s.values(f.RunID); v != nil {
 		f.Result = maskJSON(f.Result, v)
 		f.Error = redactError(f.Error, v)
+		if f.Progress != nil {
+			p := *f.Progress
+			p.Message = redactText(p.Message, v)
+			f.Progress = &p
+		}
 	}
 	return s.Store.FinishRun(ctx, f)
 }

@@ -228,6 +228,10 @@ type Finish struct {
 	Error    *Error
 	Now      int64
 	RunTTLMs int64
+	// Progress, when set, is written with the final state: the last
+	// progress the run recorded, which SetProgress's throttle may not
+	// have stored yet.
+	Progress *Progress
 }
 
 // Recovery is a RecoverRun request.

@@ -71,6 +71,12 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
+	// The frontier is exhausted: the last progress no longer says more
+	// may be found (the engine writes it with the result).
+	r.pool.mu.Lock()
+	r.pool.growing = false
+	r.pool.mu.Unlock()
+	env.SetProgress(r.pool.progress())
 	return r.finish(ctx, env)
 }
 

@@ -69,8 +69,8 @@ func TestCrawlSiteLimits(t *testing.T) {
 		t.Fatalf("maxPages 50 crawled %d pages %v\nwant %v", len(got), got, want)
 	}
 	last := env.progress[len(env.progress)-1]
-	if last.DoneSteps != 50 || last.TotalSteps != 50 {
-		t.Fatalf("final progress %+v", last)
+	if last.DoneSteps != 50 || last.TotalSteps != 50 || last.Message != "50/50 pages" {
+		t.Fatalf("final progress %+v (a finished crawl finds no more)", last)
 	}
 	if n := srv.Hits("/crawl/50"); n != 0 {
 		t.Fatalf("page 50 fetched %d times beyond maxPages", n)
