@@ -142,3 +142,33 @@ func TestCLIHelpEverywhere(t *testing.T) {
 		t.Fatalf("show without RUN: exit %d %q", code, errs)
 	}
 }
+
+func TestCLIRunsAllListsTheHistoryOfForgottenRuns(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bt.db")
+	// The first run is forgotten 300 ms after it ends; the next process
+	// to start keeps its history.
+	out, errs, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--run-ttl-ms", "300",
+		"--input", "items=2", "--input", "content=hello")
+	if code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errs)
+	}
+	first := runJSON(t, out)
+	id, art := first["runId"].(string), first["artifactIds"].([]any)[0].(string)
+	time.Sleep(time.Until(time.UnixMilli(int64(first["expiresAt"].(float64)) + 1)))
+	if _, _, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--input", "items=1"); code != 0 {
+		t.Fatalf("second run: exit %d", code)
+	}
+	out, _, _ = cli(t, "", "runs", "--db", db, "--dev-templates")
+	if strings.Contains(out, id) {
+		t.Fatalf("runs without --all lists the forgotten run:\n%s", out)
+	}
+	_, errs, code = cli(t, "", "show", id, "--db", db, "--dev-templates")
+	if code == 0 || !strings.Contains(errs, "RUN_NOT_FOUND") {
+		t.Fatalf("show of a forgotten run: exit %d %q, want RUN_NOT_FOUND", code, errs)
+	}
+	out, errs, code = cli(t, "", "runs", "--all", "--db", db, "--dev-templates")
+	if code != 0 || !regexp.MustCompile(id+`\s+succeeded \(expired\)\s+dev_echo\s+2/2`).MatchString(out) ||
+		!strings.Contains(out, id+": items 2") || !strings.Contains(out, art+"  content  text/plain") {
+		t.Fatalf("runs --all: exit %d\n%s%s", code, out, errs)
+	}
+}

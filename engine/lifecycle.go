@@ -24,8 +24,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Unlock()
 	e.log.Info("engine started", "ownerId", e.ownerID, "maxConcurrentRuns", e.cfg.MaxConcurrentRuns)
 
-	// Recover what dead processes left behind before claiming anything.
+	// Recover what dead processes left behind before claiming anything,
+	// and forget (keeping their history) the runs that expired while no
+	// process ran.
 	e.recoverOnce(ctx)
+	e.janitorOnce(ctx)
 
 	loops, lctx := errgroup.WithContext(ctx)
 	// The scheduler claims when kicked (a local submission or a finished
