@@ -8,13 +8,10 @@
 // over Streamable HTTP.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { binary, scratchDir, startServe } from '../lib/daemon.js';
-
-const inspectorBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'mcp-inspector');
+import { runInspector } from '../lib/inspector.js';
 
 // Tools listed without and with --dev-templates.
 const TOOLS = 14;
@@ -22,29 +19,15 @@ const TOOLS_WITH_FIXTURES = 37;
 
 // lint runs `mcp-inspector --cli --strict ... --method tools/list` and
 // resolves with its exit code, parsed stdout and stderr.
-function lint(args, home) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(inspectorBin, ['--cli', '--format', 'json', '-q', ...args, '--method', 'tools/list', '--strict'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, HOME: home },
-    });
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', c => { out += c; });
-    proc.stderr.on('data', c => { err += c; });
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 60000);
-    proc.on('error', reject);
-    proc.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      let json;
-      try {
-        json = JSON.parse(out);
-      } catch (e) {
-        return reject(new Error(`inspector ${args.join(' ')} (exit ${code ?? signal}) printed no JSON: ${e.message}\n${out}\n${err}`));
-      }
-      resolve({ code, json, stderr: err });
-    });
-  });
+async function lint(args, home) {
+  const { code, out, err } = await runInspector([...args, '--method', 'tools/list', '--strict'], home);
+  let json;
+  try {
+    json = JSON.parse(out);
+  } catch (e) {
+    throw new Error(`inspector ${args.join(' ')} (exit ${code}) printed no JSON: ${e.message}\n${out}\n${err}`);
+  }
+  return { code, json, stderr: err };
 }
 
 // assertPortable checks one lint run: exit 0, the expected tools, no

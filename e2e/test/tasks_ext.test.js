@@ -6,14 +6,13 @@
 // Inspector 2.12 CLI (issue 10, acceptance 2).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { baseFlags, binary, connectV2, scratchDir, startServe } from '../lib/daemon.js';
 import { startFixture } from '../lib/fixture.js';
 import { waitFor } from '../lib/assertions.js';
+import { runInspector } from '../lib/inspector.js';
 
 const chromiumMissing = !process.env.CI && !existsSync('/usr/bin/chromium') && !process.env.BROWSERTASK_BROWSER
   ? 'Chromium not found at /usr/bin/chromium (set CI to make this a failure)' : false;
@@ -391,30 +390,14 @@ for (const kind of ['http', 'stdio']) {
 }
 
 // 2.6: the MCP Inspector CLI over stdio and over HTTP.
-const inspectorBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'mcp-inspector');
-
-function inspector(args, home) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(inspectorBin, ['--cli', '--format', 'json', '-q', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, HOME: home },
-    });
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', c => { out += c; });
-    proc.stderr.on('data', c => { err += c; });
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 60000);
-    proc.on('error', reject);
-    proc.on('exit', code => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`inspector ${args.join(' ')} exited ${code}:\n${err}\n${out}`));
-      try {
-        resolve(JSON.parse(out));
-      } catch (e) {
-        reject(new Error(`inspector output is not JSON: ${e.message}\n${out}\n${err}`));
-      }
-    });
-  });
+async function inspector(args, home) {
+  const { code, out, err } = await runInspector(args, home);
+  if (code !== 0) throw new Error(`inspector ${args.join(' ')} exited ${code}:\n${err}\n${out}`);
+  try {
+    return JSON.parse(out);
+  } catch (e) {
+    throw new Error(`inspector output is not JSON: ${e.message}\n${out}\n${err}`);
+  }
 }
 
 describe('2.6: MCP Inspector CLI', () => {
