@@ -69,6 +69,8 @@ func (t *RunSteps) Info() engine.TemplateInfo {
 			"stays running with an inputRequest (answer with answer_task_run or the client's form; never invent an " +
 			"answer), and the wait does not count against the run's options.timeoutMs. " +
 			"Use it for forms, clicks and multi-page flows; with a sessionId it continues a logged-in session. " +
+			"The answer of a finished run shows its first 3 screenshots as image content (downscaled JPEG) and links " +
+			"every artifact. " +
 			"The result has the extracted/evaluated values by name and the artifact ids of screenshots and PDFs. " +
 			"The first failing step fails the run; its error has details.stepIndex (0-based; -1 = startUrl) and " +
 			"details.action: ELEMENT_NOT_FOUND, NAVIGATION_TIMEOUT, STEP_EXECUTION_FAILED, PAGE_CRASHED, " +
