@@ -22,7 +22,7 @@ type captureOut struct {
 
 // capturePages is the run screenshot_pages and save_pdf share: every URL
 // is loaded in a pooled tab, captured within perPageTimeoutMs and stored as
-// one artifact (NNN.ext). A page that cannot be loaded, answers HTTP >= 400
+// one artifact named after the page (artifactNames: "example.com-index.png"). A page that cannot be loaded, answers HTTP >= 400
 // or cannot be captured gets no artifact and an error.
 type capturePages struct {
 	template string // the template's id, for errors
@@ -41,6 +41,7 @@ type capturePages struct {
 // attempts included) and their tally. Errors: EXECUTION_ERROR (browser
 // lost), ctx's cause.
 func (c *capturePages) run(ctx context.Context, b *browser.Manager, env engine.Env, urls []string, load pageLoad) ([]json.RawMessage, *pageTally, error) {
+	names := artifactNames(urls, c.ext)
 	pool := &urlPool{env: env, setup: c.setup,
 		open: func() (*browser.Session, error) { return openSession(ctx, b, env, c.template) }}
 	pool.work = func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
@@ -65,7 +66,7 @@ func (c *capturePages) run(ctx context.Context, b *browser.Manager, env engine.E
 			out.Error = e
 			return pageDone{out: out, failure: e}, nil
 		}
-		id, err := env.PutArtifact(ctx, artifactName(i, c.ext), c.mime, data)
+		id, err := env.PutArtifact(ctx, names[i], c.mime, data)
 		if err != nil {
 			return pageDone{out: out}, err
 		}

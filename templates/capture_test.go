@@ -63,13 +63,13 @@ func TestScreenshotPagesPNGAndJPEG(t *testing.T) {
 	res := resultOf(t, out)
 	shots := res["screenshots"].([]any)
 	first, second := shots[0].(map[string]any), shots[1].(map[string]any)
-	if first["artifactId"] != "art_001.png" || first["mimeType"] != "image/png" || first["error"] != nil {
+	if first["artifactId"] != "art_127.0.0.1-page-1.png" || first["mimeType"] != "image/png" || first["error"] != nil {
 		t.Fatalf("first screenshot: %v", first)
 	}
 	if second["artifactId"] != "" || second["error"].(map[string]any)["errorCode"] != "STEP_EXECUTION_FAILED" {
 		t.Fatalf("404 screenshot: %v", second)
 	}
-	png, mime := env.artifact("001.png")
+	png, mime := env.artifact("127.0.0.1-page-1.png")
 	if mime != "image/png" || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Fatalf("not a PNG: %s %q", mime, png[:8])
 	}
@@ -83,7 +83,7 @@ func TestScreenshotPagesPNGAndJPEG(t *testing.T) {
 	if _, err := runTemplate(t, NewScreenshotPages(m), env); err != nil {
 		t.Fatal(err)
 	}
-	jpg, mime := env.artifact("001.jpg")
+	jpg, mime := env.artifact("127.0.0.1-form.jpg")
 	cfg, format, err = image.DecodeConfig(bytes.NewReader(jpg))
 	if mime != "image/jpeg" || !bytes.HasPrefix(jpg, []byte{0xFF, 0xD8, 0xFF}) || err != nil || format != "jpeg" ||
 		cfg.Width < 1200 || cfg.Width > 1280 || cfg.Height < 3000 {
@@ -102,7 +102,7 @@ func TestSavePDF(t *testing.T) {
 	if s := res["summary"].(map[string]any); s["succeeded"] != 2.0 || out.Partial {
 		t.Fatalf("summary %v", s)
 	}
-	for _, name := range []string{"001.pdf", "002.pdf"} {
+	for _, name := range []string{"127.0.0.1-page-1.pdf", "127.0.0.1-page-2.pdf"} {
 		doc, mime := env.artifact(name)
 		if mime != "application/pdf" || !bytes.HasPrefix(doc, []byte("%PDF-")) || !bytes.Contains(doc[len(doc)-32:], []byte("%%EOF")) {
 			t.Fatalf("%s is not a PDF (%s, %d bytes)", name, mime, len(doc))

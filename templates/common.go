@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
@@ -126,9 +129,110 @@ func openTab(ctx context.Context, b *browser.Manager, env engine.Env, template s
 // timeoutDur converts a millisecond input to a duration.
 func timeoutDur(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
 
-// artifactName builds "NNN-name.ext" for the i-th item (1-based in names).
-func artifactName(i int, ext string) string {
-	return fmt.Sprintf("%03d.%s", i+1, ext)
+// maxArtifactBase bounds an artifact's name before its extension.
+const maxArtifactBase = 80
+
+// artifactNames names the artifacts of a list of pages after what they
+// show: the page's host and path as a slug, then ext
+// ("example.com-index.png", "shop.example-products-blue-mug.png"; a query
+// is part of the slug, a fragment is not). Names hold only A–Z a–z 0–9 . _
+// and -, are at most maxArtifactBase characters before the extension, and
+// are unique within the list compared without case: pages whose slugs
+// collide (same path on two ports, a slug cut short) get their 1-based
+// position in the list as a suffix ("example.com-search-3.png"). The
+// names depend on the list alone, so every attempt of a run names a page
+// alike.
+func artifactNames(urls []string, ext string) []string {
+	slugs := make([]string, len(urls))
+	seen := map[string]int{}
+	for i, u := range urls {
+		slugs[i] = pageSlug(u)
+		seen[strings.ToLower(slugs[i])]++
+	}
+	used := map[string]bool{}
+	out := make([]string, len(urls))
+	for i, s := range slugs {
+		name := s
+		if seen[strings.ToLower(s)] > 1 {
+			name = slugSuffix(s, strconv.Itoa(i+1))
+		}
+		// A suffixed name may be another page's own slug: count on.
+		for k := 2; used[strings.ToLower(name)]; k++ {
+			name = slugSuffix(s, strconv.Itoa(i+1)+"-"+strconv.Itoa(k))
+		}
+		used[strings.ToLower(name)] = true
+		out[i] = name + "." + ext
+	}
+	return out
+}
+
+// pageSlug is a page URL as a file name stem: host (no port, no user
+// info), path and query joined by "-", "index" for the root, "page" when
+// nothing is left.
+func pageSlug(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return orPage(slugText(raw))
+	}
+	parts := []string{strings.ToLower(u.Hostname())}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		parts = append(parts, p)
+	} else if u.Opaque == "" {
+		parts = append(parts, "index")
+	}
+	if u.Opaque != "" {
+		parts = append(parts, u.Opaque)
+	}
+	if u.RawQuery != "" {
+		if q, err := url.QueryUnescape(u.RawQuery); err == nil {
+			parts = append(parts, q)
+		} else {
+			parts = append(parts, u.RawQuery)
+		}
+	}
+	return orPage(slugText(strings.Join(parts, "-")))
+}
+
+// slugText keeps A–Z a–z 0–9 . and _ of s, turns every other run of
+// characters into one "-", trims "-" and "." at both ends (no hidden
+// files) and cuts it to maxArtifactBase.
+func slugText(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		switch {
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_'):
+			b.WriteRune(r)
+			dash = false
+		case !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return trimSlug(b.String(), maxArtifactBase)
+}
+
+// trimSlug cuts s to n bytes (s is ASCII) and trims "-" and "." at both
+// ends.
+func trimSlug(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.Trim(s, "-.")
+}
+
+// slugSuffix appends "-"+suffix to slug, cutting slug so the whole stays
+// within maxArtifactBase.
+func slugSuffix(slug, suffix string) string {
+	return orPage(trimSlug(slug, maxArtifactBase-len(suffix)-1)) + "-" + suffix
+}
+
+// orPage is s, or "page" when s is empty.
+func orPage(s string) string {
+	if s == "" {
+		return "page"
+	}
+	return s
 }
 
 // pageLoad holds the page-loading inputs every page-visiting template shares
