@@ -44,10 +44,13 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 	}
 	defer tb.Release(true)
 	r := &stepsRun{env: env, in: in, tb: tb, values: map[string]any{}, artifacts: []stepArtifact{}}
-	total := len(in.Steps)
-	done := 0
+	// Progress counts opening startUrl as a step, then each step. Every
+	// step is an item checkpoint, which records the progress with it:
+	// SetProgress alone is throttled by the engine, which dropped the last
+	// steps of a quick run (a 2-step run ended at 1/3, not 3/3).
+	total, opened := len(in.Steps), 0
 	if in.StartURL != "" {
-		total++
+		total, opened = total+1, 1
 	}
 	vp := viewport{Width: defaultViewportWidth, Height: defaultViewportHeight}
 	if in.Viewport != nil {
@@ -60,8 +63,7 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 		if err := r.navigate(ctx, in.StartURL, "", 0); err != nil {
 			return nil, stopErr(ctx, stepError(err, -1, "navigate"))
 		}
-		done++
-		env.SetProgress(engine.Progress{DoneSteps: done, TotalSteps: total, Message: "opened startUrl"})
+		env.SetProgress(engine.Progress{DoneSteps: opened, TotalSteps: total, Message: "opened startUrl"})
 	}
 	for i, st := range in.Steps {
 		if ctx.Err() != nil {
@@ -72,10 +74,20 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 			err = tb.Blocked()
 		}
 		if err != nil {
-			return nil, stopErr(ctx, stepError(err, i, st.Action))
+			serr := stepError(err, i, st.Action)
+			if ctx.Err() == nil {
+				// The failed step is the run's last item (best effort: the
+				// run ends with the step's error either way).
+				p := engine.Progress{DoneSteps: opened + i + 1, FailedSteps: 1, TotalSteps: total,
+					Message: fmt.Sprintf("step %d/%d %s failed", i+1, len(in.Steps), st.Action)}
+				_ = env.Checkpoint(ctx, r.stepItem(i, st, engine.AsError(serr)), p)
+			}
+			return nil, stopErr(ctx, serr)
 		}
-		done++
-		env.SetProgress(engine.Progress{DoneSteps: done, TotalSteps: total, Message: fmt.Sprintf("step %d/%d %s done", i+1, len(in.Steps), st.Action)})
+		p := engine.Progress{DoneSteps: opened + i + 1, TotalSteps: total, Message: fmt.Sprintf("step %d/%d %s done", i+1, len(in.Steps), st.Action)}
+		if err := env.Checkpoint(ctx, r.stepItem(i, st, nil), p); err != nil {
+			return nil, stopErr(ctx, err)
+		}
 	}
 	var page struct {
 		URL   string `json:"url"`
@@ -86,6 +98,26 @@ func (t *RunSteps) Run(ctx context.Context, env engine.Env) (*engine.Outcome, er
 	}
 	return &engine.Outcome{Result: map[string]any{"values": r.values, "artifacts": r.artifacts,
 		"finalUrl": page.URL, "title": page.Title, "steps": len(in.Steps)}}, nil
+}
+
+// stepItem is step i as an item checkpoint: key "step N action", output
+// its action, the URL of a navigate step and the artifactId of a
+// screenshot or pdf step; failed with err when err is not nil. Nothing
+// typed or answered is in it.
+func (r *stepsRun) stepItem(i int, st step, err *engine.Error) engine.Item {
+	out := map[string]any{"action": st.Action}
+	if st.Action == "navigate" {
+		out["url"] = st.URL
+	}
+	if n := len(r.artifacts); n > 0 && r.artifacts[n-1].StepIndex == i {
+		out["artifactId"] = r.artifacts[n-1].ArtifactID
+	}
+	raw, _ := json.Marshal(out)
+	it := engine.Item{Index: i, Key: fmt.Sprintf("step %d %s", i, st.Action), Status: engine.ItemSucceeded, Output: raw}
+	if err != nil {
+		it.Status, it.Error = engine.ItemFailed, err
+	}
+	return it
 }
 
 // stepError returns a copy of err as a domain error carrying the step's
