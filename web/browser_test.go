@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,71 +91,129 @@ func text(t *testing.T, p *rod.Page, js string) string {
 	return res.Value.Str()
 }
 
+// shopHost is the name the fixture answers to in the dashboard's README
+// screenshot: Chromium maps it, port 80, to the fixture on loopback
+// (host resolver rules), so the runs list shows real templates working on
+// http://shop.example/….
+const shopHost = "shop.example"
+
+// TestDashboardInChromium drives the dashboard in Chromium over the real
+// templates on the fixture shop: a history of batch_extract_pages,
+// screenshot_pages, run_steps (a checkout), crawl_site, a partial and a
+// canceled run, and a batch in progress. The runs list shows them with
+// what each works on and the live run's progress advancing in place (the
+// README's screenshot, docs/dashboard.png); the screenshot run's page
+// shows its images and stops polling once it is finished; the new-run
+// form answers bad inputs with the schema error and starts a run; a
+// narrow window stays usable.
 func TestDashboardInChromium(t *testing.T) {
-	fixture.NeedChromium(t)
-	e := newEnv(t, "", true)
+	site := fixture.New(t)
+	_, port, err := net.SplitHostPort(site.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newLiveEnvWith(t, liveOptions{ChromiumArgs: []string{"--host-resolver-rules=MAP " + shopHost + ":80 127.0.0.1:" + port}})
+	shop := func(path string) string { return "http://" + shopHost + path }
 	shots := t.TempDir() // screenshots of every step
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 800, 1, false)
-	img := pngBase64(t)
 
-	// A database with some history, then a run in progress.
-	e.waitStatus(e.submit(map[string]any{"items": 5, "sleepMs": 5, "contentBase64": img, "mimeType": "image/png"}), engine.StatusSucceeded)
-	e.waitStatus(e.submit(map[string]any{"items": 3, "sleepMs": 5, "fail": true}), engine.StatusFailed)
-	stopped := e.submit(map[string]any{"items": 40, "sleepMs": 500})
+	// A history on the shop, one run after another, then a batch in
+	// progress.
+	products := func(from, to int) []string {
+		var out []string
+		for i := from; i <= to; i++ {
+			out = append(out, shop(fmt.Sprintf("/page/%d", i)))
+		}
+		return out
+	}
+	fields := map[string]any{"name": "#name", "price": ".price"}
+	finish := func(id string, want engine.RunStatus) *engine.Run {
+		t.Helper()
+		r := e.waitRun(id)
+		if r.Status != want {
+			t.Fatalf("%s run %s: %s %+v, want %s", r.TemplateID, id, r.Status, r.Error, want)
+		}
+		return r
+	}
+	finish(e.submit("batch_extract_pages", map[string]any{"urls": products(1, 24), "fields": fields}), engine.StatusSucceeded)
+	shotsRun := e.submit("screenshot_pages", map[string]any{"urls": []string{shop("/shop/cart"), shop("/page/1"), shop("/page/2")},
+		"viewport": map[string]int{"width": 1000, "height": 640}})
+	finish(shotsRun, engine.StatusSucceeded)
+	checkout := finish(e.submitSteps(map[string]any{"startUrl": shop("/shop/cart"), "steps": []map[string]any{
+		{"action": "type", "selector": "#note", "text": "Leave it at the door"},
+		{"action": "click", "selector": "#place-order"},
+		{"action": "wait_for", "selector": "#order"},
+		{"action": "extract", "name": "order", "selector": "#order"},
+		{"action": "screenshot", "name": "order-placed"},
+	}}), engine.StatusSucceeded)
+	if !strings.Contains(string(checkout.Result), "Order placed #1") {
+		t.Fatalf("checkout result %s", checkout.Result)
+	}
+	finish(e.submit("screenshot_pages", map[string]any{"urls": []string{shop("/page/7"), shop("/status/404")}}), engine.StatusPartialSuccess)
+	finish(e.submit("crawl_site", map[string]any{"startUrl": shop("/crawl/0"), "maxPages": 20}), engine.StatusSucceeded)
+	var slow []string
+	for i := 1; i <= 8; i++ {
+		slow = append(slow, shop(fmt.Sprintf("/slow?ms=1500&item=%d", i)))
+	}
+	stopped := e.submit("batch_extract_pages", map[string]any{"urls": slow, "concurrency": 1})
 	e.waitStatus(stopped, engine.StatusRunning)
 	if _, err := e.eng.Cancel(ctx, stopped, "test"); err != nil {
 		t.Fatal(err)
 	}
-	live := e.submit(map[string]any{"items": 16, "sleepMs": 250, "contentBase64": img, "mimeType": "image/png"})
-	e.submit(map[string]any{"items": 30, "sleepMs": 120})
+	// Each page waits for the network to be idle (500 ms after load):
+	// two tabs take about 15 s for the 48 pages.
+	live := e.submit("batch_extract_pages", map[string]any{"urls": products(1, 48), "fields": fields, "concurrency": 2, "waitFor": "networkidle"})
 
-	// 1. The runs list shows the run and its progress advancing without a reload.
+	// 1. The runs list shows the runs, what each works on, and the live
+	// run's progress advancing without a reload.
 	page.MustNavigate(e.srv.URL + "/").MustWaitLoad()
 	page.MustEval(`() => { window.__noReload = 42 }`)
 	label := `() => { const el = document.querySelector('tr[data-run-id="` + live + `"] .bar .label'); return el ? el.textContent.trim() : "" }`
-	until(t, page, "live run row", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && /^[1-9]/.test(el.textContent.trim()) }`, 10*time.Second)
+	until(t, page, "live run row", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && /^[1-9]/.test(el.textContent.trim()) }`, 30*time.Second)
 	first := text(t, page, label)
 	firstDone, _ := strconv.Atoi(strings.SplitN(first, "/", 2)[0])
-	until(t, page, "progress advances", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && parseInt(el.textContent) > `+strconv.Itoa(firstDone)+` }`, 10*time.Second)
+	until(t, page, "progress advances", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && parseInt(el.textContent) > `+strconv.Itoa(firstDone)+` }`, 20*time.Second)
 	second := text(t, page, label)
 	if res := page.MustEval(`() => window.__noReload`); res.Int() != 42 {
 		t.Fatal("the page reloaded; the list must update in place")
 	}
 	t.Logf("runs list progress advanced in place: %q -> %q", first, second)
+	var rows []struct{ Template, Status, Summary string }
+	jsonOf(t, page, `() => [...document.querySelectorAll('#runs tbody tr')].map(tr => ({Template: tr.querySelector('.run-what a').textContent,
+		Status: tr.querySelector('.badge').dataset.status, Summary: (tr.querySelector('.summary') || {}).textContent || ''}))`, &rows)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Template+" "+r.Status+": "+r.Summary)
+	}
+	want := []string{
+		"batch_extract_pages running: http://shop.example/page/1 and 47 more",
+		"batch_extract_pages canceled: http://shop.example/slow?ms=1500&item=1 and 7 more",
+		"crawl_site succeeded: from http://shop.example/crawl/0, up to 20 pages",
+		"screenshot_pages partial_success: http://shop.example/page/7 and 1 more",
+		"run_steps succeeded: 5 steps from http://shop.example/shop/cart",
+		"screenshot_pages succeeded: http://shop.example/shop/cart and 2 more",
+		"batch_extract_pages succeeded: http://shop.example/page/1 and 23 more",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("runs list:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 	page.MustScreenshot(filepath.Join(shots, "dashboard.png"))
 	saveDashboardShot(t, filepath.Join(shots, "dashboard.png"))
 
-	// 2. Once finished, the polling stops and the detail page shows the image.
-	e.waitStatus(live, engine.StatusSucceeded)
-	page.MustNavigate(e.srv.URL + "/runs/" + live).MustWaitLoad()
-	until(t, page, "image artifact rendered", `() => { const i = document.querySelector('.thumb img'); return !!i && i.complete && i.naturalWidth > 0 }`, 10*time.Second)
-	if w := page.MustEval(`() => document.querySelector('.thumb img').naturalWidth`).Int(); w != 240 {
-		t.Fatalf("image naturalWidth %d, want 240", w)
-	}
+	// 2. The screenshot run's page shows its images (1000 px wide, the
+	// viewport) and, finished, does not poll.
+	page.MustNavigate(e.srv.URL + "/runs/" + shotsRun).MustWaitLoad()
+	until(t, page, "image artifacts rendered", `() => { const i = [...document.querySelectorAll('.thumb img')]; return i.length === 3 && i.every(x => x.complete && x.naturalWidth === 1000) }`, 10*time.Second)
 	if has := page.MustEval(`() => document.getElementById('run-live').hasAttribute('hx-trigger')`).Bool(); has {
 		t.Fatal("a terminal run's page still polls")
 	}
 	page.MustScreenshotFullPage(filepath.Join(shots, "run.png"))
+	finish(live, engine.StatusSucceeded)
 
-	// 3. Cancel on a running run: the page shows canceled, the database too.
-	victim := e.submit(map[string]any{"items": 60, "sleepMs": 1000})
-	e.waitStatus(victim, engine.StatusRunning)
-	page.MustNavigate(e.srv.URL + "/runs/" + victim).MustWaitLoad()
-	until(t, page, "running status shown", `() => document.getElementById('run-live').dataset.status === 'running'`, 10*time.Second)
-	page.MustElement("#cancel").MustClick()
-	until(t, page, "canceled status shown", `() => document.getElementById('run-live').dataset.status === 'canceled' && document.getElementById('cancel').disabled`, 5*time.Second)
-	r, err := e.eng.Get(ctx, victim)
-	if err != nil || r.Status != engine.StatusCanceled || r.Error == nil || r.Error.Code != engine.RunCanceled {
-		t.Fatalf("database after Cancel: %+v %v", r, err)
-	}
-	if got := text(t, page, `() => document.querySelector('#run-live .badge').textContent`); got != "canceled" {
-		t.Fatalf("badge %q, want canceled", got)
-	}
-
-	// 4. The new-run form: a schema error for bad input, then a run.
+	// 3. The new-run form: a schema error for bad input, then a run.
 	page.MustNavigate(e.srv.URL + "/runs/new?template=dev_echo").MustWaitLoad()
 	page.MustEval(`() => { document.getElementById('inputs').value = '{"sleepMs": "slow"}' }`)
 	wait := page.MustWaitNavigation()
@@ -167,7 +227,7 @@ func TestDashboardInChromium(t *testing.T) {
 	wait()
 	until(t, page, "run page after start", `() => location.pathname.startsWith('/runs/run_')`, 5*time.Second)
 	started := strings.TrimPrefix(text(t, page, `() => location.pathname`), "/runs/")
-	if r := e.waitStatus(started, engine.StatusSucceeded); r.TemplateID != "dev_echo" || r.Progress.DoneSteps != 2 {
+	if r := finish(started, engine.StatusSucceeded); r.TemplateID != "dev_echo" || r.Progress.DoneSteps != 2 {
 		t.Fatalf("run started from the form: %+v", r)
 	}
 	until(t, page, "form run shown as succeeded", `() => document.getElementById('run-live').dataset.status === 'succeeded'`, 5*time.Second)

@@ -36,8 +36,9 @@ var _ Engine = (*engine.Engine)(nil)
 // Options configure New.
 type Options struct {
 	Engine Engine
-	// Token, when set, is required on every dashboard route except /login
-	// and /static/: as a bearer token or as the cookie /login?token= sets.
+	// Token, when set, is required on every dashboard route except /login,
+	// /favicon.ico and /static/: as a bearer token or as the cookie
+	// /login?token= sets.
 	Token string
 	// DBPath is shown on the profile page.
 	DBPath string

@@ -116,11 +116,16 @@ func maskInputs(raw json.RawMessage, schema json.RawMessage) string {
 	var sch map[string]any
 	_ = json.Unmarshal(schema, &sch)
 	doc = maskValue(doc, sch, "")
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	// Shown as text (templ escapes it), so & < > stay as they are
+	// instead of \u0026 and the like.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
 		return "(inputs not shown)"
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // maskValue walks v alongside its schema.
@@ -173,7 +178,7 @@ func errorView(e *engine.Error) *ErrorView {
 	if e == nil {
 		return nil
 	}
-	v := &ErrorView{Code: string(e.Code), Message: e.Message, Recovery: e.Recovery}
+	v := &ErrorView{Code: string(e.Code), Message: contractSpelling(e.Message), Recovery: contractSpelling(e.Recovery)}
 	if v.Recovery == "" {
 		v.Recovery = e.Code.Recovery()
 	}

@@ -33,3 +33,10 @@ func TestSafeName(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskInputsShowsURLsAsTheyAre(t *testing.T) {
+	out := maskInputs(json.RawMessage(`{"urls":["https://shop.example/search?q=mug&page=2","https://shop.example/<b>"]}`), nil)
+	if !strings.Contains(out, `"https://shop.example/search?q=mug&page=2"`) || !strings.Contains(out, `"https://shop.example/<b>"`) {
+		t.Fatalf("inputs shown as\n%s\nwant & < > as they are (templ escapes the text)", out)
+	}
+}

@@ -19,7 +19,7 @@ const maxFormBytes = 4 << 20
 // same function /mcp uses), the cross-site check for every state-changing
 // request (403: a page on another origin cannot cancel or start runs, see
 // crossSite) followed by Go's cross-origin protection, the token when one
-// is configured (401, except /login and /static/), and a body cap. Every
+// is configured (401, except /login, /favicon.ico and /static/), and a body cap. Every
 // response gets nosniff and no framing.
 func (d *Dashboard) guard(next http.Handler) http.Handler {
 	deny := func(w http.ResponseWriter, r *http.Request, why string) {
@@ -32,7 +32,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 		deny(w, r, "refused by the cross-origin protection")
 	}))
 	var checked http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if d.opts.Token != "" && !d.authorized(r) && r.URL.Path != "/login" && !strings.HasPrefix(r.URL.Path, "/static/") {
+		if d.opts.Token != "" && !d.authorized(r) && r.URL.Path != "/login" && r.URL.Path != "/favicon.ico" && !strings.HasPrefix(r.URL.Path, "/static/") {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="browsertask"`)
 			http.Error(w, "Unauthorized: open /login?token=<token> once to use the dashboard", http.StatusUnauthorized)
 			return

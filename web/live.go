@@ -60,7 +60,12 @@ func (d *Dashboard) liveView(ctx context.Context, run *engine.Run) *LiveView {
 		if d.live == nil {
 			return nil
 		}
-		lv.Tabs = d.liveTabViews(ctx, id, false)
+		// Only the tabs somebody watched have a last frame to show.
+		for _, t := range d.liveTabViews(ctx, id, false) {
+			if t.Frame != "" {
+				lv.Tabs = append(lv.Tabs, t)
+			}
+		}
 		if len(lv.Tabs) == 0 {
 			return nil
 		}

@@ -23,9 +23,10 @@ import (
 	"github.com/browsertask/browsertask/web"
 )
 
-// liveEnv is a dashboard over an engine with the real templates and a
-// browser manager (its Chromium runs the runs; the dashboard shows them
-// live), on a real listener whose URL is the engine's live base.
+// liveEnv is a dashboard over an engine with the real templates (and
+// dev_echo, dev_tool_job) and a browser manager (its Chromium runs the
+// runs; the dashboard shows them live), on a real listener whose URL is
+// the engine's live base.
 type liveEnv struct {
 	t   *testing.T
 	eng *engine.Engine
@@ -33,8 +34,24 @@ type liveEnv struct {
 	srv *httptest.Server
 }
 
+// liveOptions vary newLiveEnvWith.
+type liveOptions struct {
+	Token string
+	// Stopped leaves the engine unstarted: submitted runs stay queued.
+	Stopped bool
+	// ChromiumArgs are added to the run browser's command line (host
+	// resolver rules that give a fixture a real-looking name).
+	ChromiumArgs []string
+}
+
 func newLiveEnv(t *testing.T, token string) *liveEnv {
 	t.Helper()
+	return newLiveEnvWith(t, liveOptions{Token: token})
+}
+
+func newLiveEnvWith(t *testing.T, o liveOptions) *liveEnv {
+	t.Helper()
+	token := o.Token
 	fixture.NeedChromium(t)
 	path := filepath.Join(t.TempDir(), "bt.db")
 	store, err := db.Open(context.Background(), path)
@@ -42,8 +59,8 @@ func newLiveEnv(t *testing.T, token string) *liveEnv {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	bm := browser.NewManager(browser.Options{TempDir: t.TempDir(), Logger: log})
-	tpls := append(templates.All(bm), devtpl.ToolJob{})
+	bm := browser.NewManager(browser.Options{TempDir: t.TempDir(), Logger: log, ExtraArgs: o.ChromiumArgs})
+	tpls := append(templates.All(bm), devtpl.ToolJob{}, devtpl.Echo{})
 	eng, err := engine.New(engine.Options{Store: store, Templates: tpls, Browser: bm,
 		Config: engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond},
 		Logger: log, Version: "test"})
@@ -56,7 +73,11 @@ func newLiveEnv(t *testing.T, token string) *liveEnv {
 	eng.SetLiveBase(srv.URL)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = eng.Run(ctx); close(done) }()
+	if o.Stopped {
+		close(done)
+	} else {
+		go func() { _ = eng.Run(ctx); close(done) }()
+	}
 	t.Cleanup(func() {
 		srv.Close()
 		cancel()
@@ -70,11 +91,17 @@ func newLiveEnv(t *testing.T, token string) *liveEnv {
 // submitSteps starts a run_steps run.
 func (e *liveEnv) submitSteps(inputs map[string]any) string {
 	e.t.Helper()
+	return e.submit("run_steps", inputs)
+}
+
+// submit starts a run of a template.
+func (e *liveEnv) submit(templateID string, inputs map[string]any) string {
+	e.t.Helper()
 	b, _ := json.Marshal(inputs)
-	res, err := e.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "run_steps", Inputs: b, Mode: engine.ModeAsync,
+	res, err := e.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: templateID, Inputs: b, Mode: engine.ModeAsync,
 		TimeoutMs: 120000})
 	if err != nil {
-		e.t.Fatal(err)
+		e.t.Fatalf("submit %s: %v", templateID, err)
 	}
 	return res.Run.RunID
 }
@@ -89,6 +116,25 @@ func (e *liveEnv) waitRun(id string) *engine.Run {
 		e.t.Fatalf("run %s: %v", id, err)
 	}
 	return r
+}
+
+// waitStatus polls the engine until the run has status.
+func (e *liveEnv) waitStatus(id string, want engine.RunStatus) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := e.eng.Get(context.Background(), id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if r.Status == want {
+			return
+		}
+		if r.Status.Terminal() || time.Now().After(deadline) {
+			e.t.Fatalf("run %s is %s, want %s", id, r.Status, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // frameSrc is the live view's first frame image source.

@@ -16,6 +16,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /runs/new", d.newRunPage)                                      // new run form
 	mux.HandleFunc("POST /runs", d.startRun)                                           // start a run from the form
 	mux.HandleFunc("GET /runs/{id}", d.runPage)                                        // run detail (live while not terminal)
+	mux.HandleFunc("GET /runs/{id}/cancel", d.confirmCancelPage)                       // "cancel this run?" (Cancel without JavaScript)
 	mux.HandleFunc("POST /runs/{id}/cancel", d.cancelRun)                              // cancel a run
 	mux.HandleFunc("POST /runs/{id}/answer", d.answerRun)                              // answer a question the run asks
 	mux.HandleFunc("POST /runs/{id}/takeover", d.takeOver)                             // take the run's browser over (live view)
@@ -27,8 +28,23 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /profile", d.profilePage)                                      // runtime profile, DB, client snippets
 	mux.HandleFunc("GET /login", d.login)                                              // ?token= sets the session cookie
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(static.FS))) // embedded assets
+	mux.HandleFunc("GET /favicon.ico", favicon)                                        // the brand dot (SVG)
 	mux.HandleFunc("/", d.notFound)
 	return mux
+}
+
+// favicon serves static/favicon.svg at the path browsers ask for on their
+// own; the pages link it there too (layout.templ).
+func favicon(w http.ResponseWriter, r *http.Request) {
+	b, err := static.FS.ReadFile("favicon.svg")
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Cache-Control", "public, max-age=86400")
+	_, _ = w.Write(b)
 }
 
 // staticHandler serves the embedded assets with a day of caching.

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -34,8 +36,10 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		Queued:   span(time.Duration(run.Metrics.QueuedMs) * time.Millisecond),
 		Progress: progressView(run.Progress), Error: errorView(run.Error), Result: pretty(run.Result),
 		SelfURL: "/runs/" + url.PathEscape(run.RunID), CancelURL: "/runs/" + url.PathEscape(run.RunID) + "/cancel",
-		AnswerURL: "/runs/" + url.PathEscape(run.RunID) + "/answer",
+		ConfirmCancelURL: "/runs/" + url.PathEscape(run.RunID) + "/cancel",
+		AnswerURL:        "/runs/" + url.PathEscape(run.RunID) + "/answer",
 	}
+	v.Progress.Message = contractSpelling(v.Progress.Message)
 	if run.Status == engine.StatusRunning && run.InputRequest != nil {
 		pending, err := d.eng.PendingInputs(r.Context(), run.RunID)
 		if err != nil {
@@ -45,6 +49,12 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 	}
 	if run.StartedAt != nil {
 		v.Elapsed = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)
+		if v.Terminal {
+			v.RanFor = v.Elapsed
+		}
+	}
+	if run.Status == engine.StatusRunning {
+		v.InFlight = d.inFlight(r.Context(), run.RunID)
 	}
 	if v.Terminal {
 		v.Expires = clock(&run.ExpiresAt)
@@ -63,8 +73,9 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		}
 		v.Items = append(v.Items, itemRow(it))
 	}
-	for _, aid := range run.ArtifactIDs {
-		v.Artifacts = append(v.Artifacts, d.artifactView(r, aid))
+	v.Artifacts = d.artifactViews(r, run.ArtifactIDs, v.Items)
+	for _, it := range v.Items {
+		v.ItemArtifacts = v.ItemArtifacts || it.ArtifactURL != ""
 	}
 	if n := len(evs); n > maxEventRows {
 		v.EventsNote = fmt.Sprintf("Newest %d of %d events.", maxEventRows, n)
@@ -74,6 +85,54 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		v.Events = append(v.Events, eventRow(evs[i], now))
 	}
 	return v, nil
+}
+
+// inFlight lists the pages the open tabs of a run executing here are on
+// (none when it runs elsewhere or this process has no browser).
+func (d *Dashboard) inFlight(ctx context.Context, runID string) []InFlightView {
+	if d.live == nil {
+		return nil
+	}
+	var out []InFlightView
+	for _, t := range d.live.LiveTabs(ctx, runID) {
+		if !t.Closed {
+			out = append(out, InFlightView{URL: t.URL, Title: t.Title})
+		}
+	}
+	return out
+}
+
+// artifactViews loads the run's artifacts in item order — those an item
+// made in the order of their items, each with its item's URL, then the
+// others (pages.json) as the run stored them — and links each item row to
+// its artifact.
+func (d *Dashboard) artifactViews(r *http.Request, ids []string, items []ItemRow) []ArtifactView {
+	byID := map[string]int{} // artifact id → index in items
+	for i, it := range items {
+		if it.ArtifactID != "" {
+			byID[it.ArtifactID] = i
+		}
+	}
+	out := make([]ArtifactView, 0, len(ids))
+	for _, id := range ids {
+		a := d.artifactView(r, id)
+		if i, ok := byID[id]; ok {
+			it := &items[i]
+			a.Item, a.ItemAnchor = orText(it.URL, it.Key), it.Anchor()
+			if !a.Expired {
+				it.ArtifactURL, it.ArtifactName = a.URL, a.Name
+			}
+		}
+		out = append(out, a)
+	}
+	order := func(a ArtifactView) int {
+		if i, ok := byID[a.ID]; ok {
+			return i
+		}
+		return len(items)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return order(out[i]) < order(out[j]) })
+	return out
 }
 
 // itemRow reads the common fields templates put in an item's output (url,
@@ -93,8 +152,11 @@ func itemRow(it engine.Item) ItemRow {
 			break
 		}
 	}
+	if id, ok := out["artifactId"].(string); ok {
+		row.ArtifactID = id
+	}
 	if it.Error != nil {
-		row.Error = string(it.Error.Code) + ": " + it.Error.Message
+		row.Error = string(it.Error.Code) + ": " + contractSpelling(it.Error.Message)
 	}
 	return row
 }
@@ -142,6 +204,7 @@ func eventRow(e engine.Event, now time.Time) EventRow {
 	default:
 		row.Text = compactJSON(e.Data, 160)
 	}
+	row.Text = contractSpelling(row.Text)
 	return row
 }
 

@@ -68,6 +68,11 @@ func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 	if offset+len(v.Rows) < list.Total {
 		v.NextURL = link(offset + runsPageSize)
 	}
+	if r.Header.Get("HX-Trigger") == "filters" {
+		// The address bar shows the filters set, not the empty ones the
+		// form sends too.
+		w.Header().Set("HX-Push-Url", v.SelfURL)
+	}
 	d.render(w, r, http.StatusOK, runsPage(v), runsTable(v))
 }
 
@@ -98,6 +103,8 @@ func runRow(run *engine.Run, now time.Time) RunRow {
 		DetailURL: "/runs/" + url.PathEscape(run.RunID),
 		Waiting:   run.Status == engine.StatusRunning && run.InputRequest != nil,
 	}
+	row.SummaryFull = inputSummary(run.TemplateID, run.Inputs)
+	row.Summary = clip(row.SummaryFull, maxSummary)
 	if run.StartedAt != nil {
 		row.Duration = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)
 	} else {
@@ -122,6 +129,19 @@ func (d *Dashboard) runPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.render(w, r, http.StatusOK, runPage(v), runLive(v))
+}
+
+// confirmCancelPage serves GET /runs/{id}/cancel: the confirmation step of
+// a Cancel pressed without JavaScript (with it, the button asks itself,
+// hx-confirm, and posts). It changes nothing; its form posts the cancel.
+func (d *Dashboard) confirmCancelPage(w http.ResponseWriter, r *http.Request) {
+	v, err := d.runView(r, r.PathValue("id"))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.Page.Title = "Cancel run " + shortID(v.ID) + "?"
+	d.render(w, r, http.StatusOK, confirmCancelPage(v), nil)
 }
 
 // cancelRun cancels the run, then answers the live region (htmx) or

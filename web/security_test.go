@@ -37,14 +37,16 @@ func TestCrossOriginCancelIsRefused(t *testing.T) {
 	if r, _ := e.eng.Get(t.Context(), id); r.Status != engine.StatusRunning {
 		t.Fatalf("run is %s after refused cancels, want running", r.Status)
 	}
-	// GET on the cancel route is not a state change.
+	// GET on the cancel route is not a state change: it only asks (the
+	// confirmation step of a Cancel without JavaScript).
 	resp, err := http.Get(e.srv.URL + "/runs/" + id + "/cancel")
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Fatalf("GET cancel: %d, want 404 (only POST cancels)", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `id="confirm-cancel-yes"`) {
+		t.Fatalf("GET cancel: %d, want 200 and the confirmation page (only POST cancels)", resp.StatusCode)
 	}
 	if r, _ := e.eng.Get(t.Context(), id); r.Status != engine.StatusRunning {
 		t.Fatalf("run is %s after a GET, want running", r.Status)

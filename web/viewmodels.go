@@ -1,5 +1,7 @@
 package web
 
+import "strconv"
+
 // The view models below are what the templ components render; handlers
 // build them from engine values so components never see storage shapes.
 
@@ -23,6 +25,10 @@ type RunRow struct {
 	Session   string
 	Terminal  bool
 	DetailURL string
+	// Summary says in one line what the run works on (inputSummary),
+	// clipped; SummaryFull is the whole line, for the title attribute.
+	Summary     string
+	SummaryFull string
 	// Waiting is true while the run waits for a person's answer; the row
 	// then stands out and carries a "waiting for you" badge.
 	Waiting bool
@@ -74,19 +80,30 @@ type RunView struct {
 	Finished    string
 	Queued      string
 	Elapsed     string
-	Expires     string
-	Progress    ProgressView
-	Inputs      string
-	Items       []ItemRow
-	ItemsMore   int
-	Error       *ErrorView
-	Result      string
-	Artifacts   []ArtifactView
-	Events      []EventRow
-	EventsNote  string
-	CancelURL   string
-	SelfURL     string
-	CancelNote  string
+	// RanFor is how long a finished run ran ("" while it runs).
+	RanFor    string
+	Expires   string
+	Progress  ProgressView
+	Inputs    string
+	Items     []ItemRow
+	ItemsMore int
+	// ItemArtifacts is true when an item made an artifact (the items
+	// table then has an Artifact column).
+	ItemArtifacts bool
+	Error         *ErrorView
+	Result        string
+	Artifacts     []ArtifactView
+	Events        []EventRow
+	EventsNote    string
+	CancelURL     string
+	// ConfirmCancelURL is the confirmation page a Cancel without
+	// JavaScript leads to (with JavaScript the button asks, hx-confirm).
+	ConfirmCancelURL string
+	SelfURL          string
+	CancelNote       string
+	// InFlight are the pages the run's open tabs are on right now (a
+	// running run executing in this process).
+	InFlight []InFlightView
 	// Questions are the questions the run waits on (empty unless it is
 	// running and waiting for a person).
 	Questions []QuestionView
@@ -158,6 +175,12 @@ type QuestionView struct {
 	URL string
 }
 
+// InFlightView is one open tab of a running run.
+type InFlightView struct {
+	URL   string
+	Title string
+}
+
 // ItemRow is one item checkpoint.
 type ItemRow struct {
 	Index      int
@@ -166,7 +189,15 @@ type ItemRow struct {
 	Status     string
 	HTTPStatus string
 	Error      string
+	// ArtifactID is the artifact the item made ("" for none); ArtifactURL
+	// and ArtifactName link it from the row once the artifact is known.
+	ArtifactID   string
+	ArtifactURL  string
+	ArtifactName string
 }
+
+// Anchor is the row's element id, which its artifact's card links to.
+func (it ItemRow) Anchor() string { return "item-" + strconv.Itoa(it.Index) }
 
 // ErrorView is a domain error with its recovery advice.
 type ErrorView struct {
@@ -186,6 +217,10 @@ type ArtifactView struct {
 	Download string
 	Image    bool
 	Expired  bool
+	// Item is what the artifact shows: its item's URL (or key) and the
+	// row's anchor ("" for an artifact no item made, such as pages.json).
+	Item       string
+	ItemAnchor string
 }
 
 // EventRow is one entry of the event timeline.
