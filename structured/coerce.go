@@ -46,6 +46,56 @@ func scalarKeys() []string {
 	return []string{"@value", "value", "ratingValue", "price", "name", "url", "contentUrl", "@id"}
 }
 
+// coerceDeep coerces v for p like coerce, and an object's properties and
+// an array's items one by one (nulls are dropped, other keys kept); path
+// names v in errors.
+func coerceDeep(p *prop, v any, path string) (any, error) {
+	switch t := v.(type) {
+	case map[string]any:
+		if p.typ != "object" || len(p.props) == 0 {
+			break
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			if x == nil {
+				continue
+			}
+			c := p.child(k)
+			if c == nil {
+				out[k] = x
+				continue
+			}
+			cx, err := coerceDeep(c, x, joinPath(path, k))
+			if err != nil {
+				return nil, err
+			}
+			out[k] = cx
+		}
+		return out, nil
+	case []any:
+		if p.typ != "array" || p.items == nil {
+			break
+		}
+		out := make([]any, 0, len(t))
+		for i, x := range t {
+			if x == nil {
+				continue
+			}
+			cx, err := coerceDeep(p.items, x, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cx)
+		}
+		return out, nil
+	}
+	out, err := coerce(p, v, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return out, nil
+}
+
 // coerce converts v for property p; page (may be nil) resolves relative
 // URLs.
 func coerce(p *prop, v any, page *Page) (any, error) {

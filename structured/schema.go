@@ -168,14 +168,15 @@ func (s *Schema) Validate(obj any) []string {
 
 // CoerceValue converts v to what the schema asks at path (a dot path such
 // as "offers.price"), with the rules of Extract (see coerce.go), and
-// checks it against that property's subschema. It lets a caller (the model
-// fill) bring a value found elsewhere into shape.
+// checks it against that property's subschema. An object or array is
+// coerced member by member (nulls dropped). It lets a caller (the model
+// fill) bring a value found elsewhere into shape; errors name the path.
 func (s *Schema) CoerceValue(path string, v any) (any, error) {
 	p := s.lookup(path)
 	if p == nil {
 		return nil, fmt.Errorf("%s has no property %q", s.field, path)
 	}
-	out, err := coerce(p, v, nil)
+	out, err := coerceDeep(p, v, path)
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,9 @@ func TestCoerceValueAndValidate(t *testing.T) {
 	if _, err := s.CoerceValue("rating", "7"); err == nil || err.Error() != "rating: maximum: got 7, want 5" {
 		t.Errorf("CoerceValue(rating 7) err = %v, want the property and its maximum named", err)
 	}
+	if _, err := s.CoerceValue("price", "call us"); err == nil || err.Error() != `price: no number in "call us"` {
+		t.Errorf("CoerceValue(price call us) err = %v", err)
+	}
 	if _, err := s.CoerceValue("colour", "red"); err == nil || !strings.Contains(err.Error(), `no property "colour"`) {
 		t.Errorf("CoerceValue(colour) err = %v", err)
 	}
