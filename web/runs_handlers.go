@@ -103,7 +103,7 @@ func runRow(run *engine.Run, now time.Time) RunRow {
 		DetailURL: "/runs/" + url.PathEscape(run.RunID),
 		Waiting:   run.Status == engine.StatusRunning && run.InputRequest != nil,
 	}
-	row.SummaryFull = inputSummary(run.TemplateID, run.Inputs)
+	row.SummaryFull = engine.InputsSummary(run.TemplateID, run.Inputs)
 	row.Summary = clip(row.SummaryFull, maxSummary)
 	if run.StartedAt != nil {
 		row.Duration = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)

@@ -25,7 +25,7 @@ type RunRow struct {
 	Session   string
 	Terminal  bool
 	DetailURL string
-	// Summary says in one line what the run works on (inputSummary),
+	// Summary says in one line what the run works on (engine.InputsSummary),
 	// clipped; SummaryFull is the whole line, for the title attribute.
 	Summary     string
 	SummaryFull string
