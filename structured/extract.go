@@ -137,7 +137,11 @@ type extractor struct {
 func (x extractor) bestEntity(kind string, entities []map[string]any) *fill {
 	best := newFill()
 	for _, e := range entities {
-		if len(x.s.types) > 0 && !typeMatches(entityTypes(e), x.s.types) {
+		types := entityTypes(e)
+		if len(x.s.types) > 0 && !typeMatches(types, x.s.types) {
+			continue
+		}
+		if len(x.s.types) == 0 && typeMatches(types, navigationTypes()) {
 			continue
 		}
 		f := newFill()
@@ -150,6 +154,14 @@ func (x extractor) bestEntity(kind string, entities []map[string]any) *fill {
 		}
 	}
 	return best
+}
+
+// navigationTypes are schema.org types that describe a site's navigation,
+// not a page's subject: they never fill the root unless x-type names them
+// (a breadcrumb's or a list's item names are not the page's name).
+func navigationTypes() []string {
+	return []string{"ListItem", "BreadcrumbList", "SiteNavigationElement", "SearchAction", "EntryPoint",
+		"WPHeader", "WPFooter", "WPSideBar"}
 }
 
 // typeMatches reports whether have and want share a type name.

@@ -246,6 +246,22 @@ func TestXTypeChoosesEntity(t *testing.T) {
 	}
 }
 
+// TestNavigationNotTheSubject: breadcrumb and list items never fill the
+// page's object unless x-type asks for them.
+func TestNavigationNotTheSubject(t *testing.T) {
+	page := ParsePage(`<title>Shoes</title><script type="application/ld+json">
+	  {"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Home","item":"/"}]}
+	</script>`, "https://shop.example/shoes")
+	res := mustCompile(t, `{"type":"object","properties":{"name":{"type":"string"}}}`).Extract(page)
+	if res.Object["name"] != "Shoes" || res.Sources["name"] != "html:title" {
+		t.Errorf("name = %v from %q, want Shoes from html:title", res.Object["name"], res.Sources["name"])
+	}
+	res = mustCompile(t, `{"type":"object","x-type":"ListItem","properties":{"name":{"type":"string"}}}`).Extract(page)
+	if res.Object["name"] != "Home" || res.Sources["name"] != "json-ld:ListItem.name" {
+		t.Errorf("with x-type: name = %v from %q", res.Object["name"], res.Sources["name"])
+	}
+}
+
 // TestCandidateRejectedFallsThrough: a value that fails the property's
 // subschema is passed over for the next source, and a note says why when
 // nothing else fits.

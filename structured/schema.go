@@ -19,7 +19,9 @@
 // a property "price" is read from a JSON-LD Product's offers.price or
 // offers.lowPrice, from og:price:amount or product:price:amount, and so on.
 // Within one source the entity that fills the most properties is used (a
-// root "x-type": "Product" restricts the choice to those types). Nested
+// root "x-type": "Product" restricts the choice to those types; without
+// it, navigation types such as BreadcrumbList and ListItem never compete).
+// Nested
 // object properties are filled from the matching nested entity (offers,
 // aggregateRating, brand, author…); arrays from repeated values.
 //
