@@ -158,6 +158,9 @@ type Profile struct {
 	InputTimeoutMs int64 `json:"inputTimeoutMs"`
 	// MaxInlineBytes is the budget of a tool answer (v1.1).
 	MaxInlineBytes int64 `json:"maxInlineBytes"`
+	// HistoryTTLMs is how long the history of a forgotten run is kept
+	// (v1.1).
+	HistoryTTLMs int64 `json:"historyTtlMs"`
 }
 
 // BrowserInfo describes the browser in the profile.

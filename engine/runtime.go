@@ -168,6 +168,7 @@ func (e *Engine) Profile() Profile {
 		MaxAttempts:           c.MaxAttempts,
 		InputTimeoutMs:        c.InputTimeoutMs,
 		MaxInlineBytes:        c.MaxInlineBytes,
+		HistoryTTLMs:          c.HistoryTTL.Milliseconds(),
 	}
 	if p.ProtocolVersions == nil {
 		p.ProtocolVersions = []string{}

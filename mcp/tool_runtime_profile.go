@@ -47,6 +47,11 @@ func profileSchema() map[string]any {
 		"artifactTextMimeTypes": strs,
 		"artifactEncodingRule":  str("How get_artifact encodes data."),
 		"allowFileUrls":         map[string]any{"type": "boolean"},
+		"sessionIdleTtlMs":      integer("A browser session unused this long is closed."),
+		"maxAttempts":           integer("Crashed executions a run survives before it fails."),
+		"inputTimeoutMs":        integer("How long a run waits for a person's answer."),
+		"maxInlineBytes":        integer("The budget of a tool answer in bytes: larger results are cut to whole items."),
+		"historyTtlMs":          integer("How long the history of a forgotten run is kept."),
 	}, "maxConcurrentRuns", "maxUrls", "maxTabsPerSession", "syncTimeoutMs", "asyncTimeoutMs",
 		"artifactMaxChunkSize", "artifactTtlMs", "runTtlMs", "supportedModes", "trustLevel", "isRemote")
 }

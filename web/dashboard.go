@@ -29,6 +29,7 @@ type Engine interface {
 	LiveLocation(ctx context.Context, r *engine.Run) engine.LiveWhere
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
+	History(ctx context.Context, limit, offset int) (*engine.HistoryList, error)
 }
 
 var _ Engine = (*engine.Engine)(nil)

@@ -35,14 +35,19 @@ type env struct {
 // false the engine is not started, so submitted runs stay queued.
 func newEnv(t *testing.T, token string, run bool) *env {
 	t.Helper()
+	return newEnvConfig(t, token, run, engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond})
+}
+
+// newEnvConfig is newEnv with the engine's configuration.
+func newEnvConfig(t *testing.T, token string, run bool, cfg engine.Config) *env {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "bt.db")
 	store, err := db.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{}},
-		Config: engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
+		Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /runs/{id}/live/stream", d.liveStream)                         // the run's tabs and frames (SSE)
 	mux.HandleFunc("POST /runs/{id}/live/{tab}/input", d.liveInput)                    // a person's input to a tab (takeover)
 	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
+	mux.HandleFunc("GET /history", d.historyPage)                                      // forgotten runs (expired), with their artifacts
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use
 	mux.HandleFunc("GET /templates", d.templatesPage)                                  // templates with schemas and examples
 	mux.HandleFunc("GET /profile", d.profilePage)                                      // runtime profile, DB, client snippets

@@ -45,7 +45,7 @@ func runsPage(v RunsView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>Runs</h1><span class=\"sub\">What your agents are running, newest first.</span></div><form id=\"filters\" class=\"filters\" method=\"get\" action=\"/\" role=\"search\" aria-label=\"Filter runs\" hx-get=\"/\" hx-trigger=\"change\" hx-target=\"#runs\" hx-swap=\"outerHTML\" hx-push-url=\"true\"><div><label for=\"f-status\">Status</label> <select id=\"f-status\" name=\"status\"><option value=\"\">Any status</option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>Runs</h1><span class=\"sub\">What your agents are running, newest first. Runs ended long ago are in the <a href=\"/history\">history</a>.</span></div><form id=\"filters\" class=\"filters\" method=\"get\" action=\"/\" role=\"search\" aria-label=\"Filter runs\" hx-get=\"/\" hx-trigger=\"change\" hx-target=\"#runs\" hx-swap=\"outerHTML\" hx-push-url=\"true\"><div><label for=\"f-status\">Status</label> <select id=\"f-status\" name=\"status\"><option value=\"\">Any status</option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
