@@ -50,7 +50,12 @@ func noScriptPage(t *testing.T, b *rod.Browser, ctx context.Context) *rod.Page {
 }
 
 // clickAndAnswer clicks selector, which opens a confirm dialog, answers it
-// (accept or dismiss) and returns the dialog's message.
+// (accept or dismiss) and returns the dialog's message. The click is the
+// element's own, right after a live refresh settled (or after 1.5 s
+// without one): a mouse click may land while the refresh swaps the
+// button (down on the old one, up on the new: no click), and a button
+// swapped in but not yet processed by htmx submits its plain form (the
+// confirmation page) instead of asking.
 func clickAndAnswer(t *testing.T, p *rod.Page, selector string, accept bool) string {
 	t.Helper()
 	wait, handle := p.HandleDialog()
@@ -60,7 +65,13 @@ func clickAndAnswer(t *testing.T, p *rod.Page, selector string, accept bool) str
 		_ = handle(&proto.PageHandleJavaScriptDialog{Accept: accept})
 		got <- string(e.Type) + ": " + e.Message
 	}()
-	clickOn(t, p, selector)
+	if _, err := p.Eval(`s => new Promise(done => {
+		const click = () => { clearTimeout(timer); setTimeout(() => { document.querySelector(s).click(); done() }, 0) };
+		const timer = setTimeout(() => { document.body.removeEventListener('htmx:afterSettle', click); click() }, 1500);
+		document.body.addEventListener('htmx:afterSettle', click, {once: true});
+	})`, selector); err != nil {
+		t.Fatalf("click %s: %v", selector, err)
+	}
 	select {
 	case m := <-got:
 		return m
