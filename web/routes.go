@@ -29,7 +29,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /profile", d.profilePage)                                      // runtime profile, DB, client snippets
 	mux.HandleFunc("GET /login", d.login)                                              // ?token= sets the session cookie
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(static.FS))) // embedded assets
-	mux.HandleFunc("GET /favicon.ico", favicon)                                        // the brand dot (SVG)
+	mux.HandleFunc("GET /favicon.ico", favicon)                                        // our SVG favicon (static/favicon.svg)
 	mux.HandleFunc("/", d.notFound)
 	return mux
 }
