@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -108,45 +107,10 @@ func (c *clientConfig) serveCommand() string {
 	return strings.Join(parts, " ")
 }
 
-// snippets are the client configurations: web's (the dashboard shows the
-// same), with the stdio ones carrying this configuration's args.
+// snippets are the client configurations (the dashboard shows the same),
+// the stdio ones with this configuration's args.
 func (c *clientConfig) snippets() []web.Snippet {
-	out := web.ClientSnippets(c.command, c.mcpURL, c.withToken)
-	for i, s := range out {
-		switch s.ID {
-		case "claude-desktop-stdio":
-			out[i].Body = "{\n  \"mcpServers\": {\n    \"browsertask\": {\"command\": " + jsonText(c.command) +
-				", \"args\": " + jsonList(c.args) + "}\n  }\n}"
-		case "vscode-stdio":
-			out[i].Body = "{\n  \"servers\": {\n    \"browsertask\": {\"type\": \"stdio\", \"command\": " + jsonText(c.command) +
-				", \"args\": " + jsonList(c.args) + "}\n  }\n}"
-		case "claude-code-stdio":
-			words := []string{"claude", "mcp", "add", "browsertask", "--", shellQuote(c.command)}
-			for _, a := range c.args {
-				words = append(words, shellQuote(a))
-			}
-			out[i].Body = strings.Join(words, " ")
-		}
-	}
-	return out
-}
-
-// jsonText is s as a JSON string.
-func jsonText(s string) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return `""`
-	}
-	return string(b)
-}
-
-// jsonList is list as a one-line JSON array of strings: ["mcp", "--db", "/x.db"].
-func jsonList(list []string) string {
-	parts := make([]string, len(list))
-	for i, s := range list {
-		parts[i] = jsonText(s)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return web.ClientSnippets(c.command, c.args, c.mcpURL, c.withToken)
 }
 
 // print writes the configurations under a heading.

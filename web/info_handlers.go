@@ -67,8 +67,14 @@ func (d *Dashboard) profilePage(w http.ResponseWriter, r *http.Request) {
 	if d.opts.Addr == "" {
 		mcpURL = "http://" + r.Host + "/mcp"
 	}
+	// Stdio clients start their own process: on this database, so their
+	// runs show here.
+	args := []string{"mcp"}
+	if d.opts.DBPath != "" {
+		args = append(args, "--db", d.opts.DBPath)
+	}
 	v := ProfileView{Page: d.page("Profile", "profile"), DBPath: d.opts.DBPath, MCPURL: mcpURL,
-		Snippets: ClientSnippets(d.opts.Binary, mcpURL, d.opts.Token != "")}
+		Snippets: ClientSnippets(d.opts.Binary, args, mcpURL, d.opts.Token != "")}
 	v.Browser = "not started yet"
 	if p.Browser != nil {
 		v.Browser = strings.TrimSpace(p.Browser.Mode + " " + p.Browser.Product)
