@@ -85,8 +85,9 @@ const extractJS = `((cfg) => {
   if (cfg.links) {
     const seen = new Set(); out.links = [];
     for (const a of document.querySelectorAll('a[href]')) {
+      // An <a> inside inline SVG has an SVGAnimatedString href: HTML links only.
       const href = a.href;
-      if (!href || seen.has(href)) continue;
+      if (typeof href !== 'string' || !href || seen.has(href)) continue;
       seen.add(href);
       out.links.push({href, text: clean(a.innerText || a.textContent).slice(0, 200)});
       if (out.links.length >= cfg.maxLinks) break;

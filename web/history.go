@@ -11,9 +11,9 @@ import (
 
 // HistoryView is the history page.
 type HistoryView struct {
-	Page                     Page
+	Page                      Page
 	Keep, RunTTL, ArtifactTTL string
-	Rows                     []HistoryRow
+	Rows                      []HistoryRow
 	// Next is the next page's URL ("" on the last page).
 	Next string
 }
@@ -49,7 +49,7 @@ func (d *Dashboard) historyPage(w http.ResponseWriter, r *http.Request) {
 		row := HistoryRow{ID: h.RunID, Short: shortID(h.RunID), Status: string(h.Status), Template: h.TemplateID,
 			Progress: progressText(h.Progress), Summary: h.InputsSummary, Age: ago(now, h.CreatedAt),
 			CreatedAt: time.UnixMilli(h.CreatedAt).UTC().Format(time.RFC3339),
-			Gone: len(h.ArtifactIDs) - len(h.Artifacts)}
+			Gone:      len(h.ArtifactIDs) - len(h.Artifacts)}
 		if h.ErrorCode != "" {
 			row.Error = h.ErrorCode + ": " + contractSpelling(h.ErrorMessage)
 		}
