@@ -14,7 +14,7 @@ import (
 const runColumns = `id, template_id, template_version, session_id, owns_session, status, mode,
 	progress_done, progress_total, progress_failed, progress_message, result, error, inputs,
 	timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at, attempt, crashes, idempotency_key,
-	cancel_reason, created_at, updated_at, started_at, finished_at, expires_at`
+	cancel_reason, created_at, updated_at, started_at, finished_at, expires_at, output_schema`
 
 // terminalSQL is the SQL list of terminal statuses.
 const terminalSQL = `('succeeded', 'failed', 'partial_success', 'canceled')`
@@ -31,19 +31,21 @@ func scanRun(s rowScanner) (*engine.Run, error) {
 		r                       engine.Run
 		owns                    int
 		result, errJSON, inputs sql.NullString
+		outputSchema            sql.NullString
 		started, finished       sql.NullInt64
 	)
 	err := s.Scan(&r.RunID, &r.TemplateID, &r.TemplateVersion, &r.SessionID, &owns, &r.Status, &r.Mode,
 		&r.Progress.DoneSteps, &r.Progress.TotalSteps, &r.Progress.FailedSteps, &r.Progress.Message,
 		&result, &errJSON, &inputs,
 		&r.TimeoutMs, &r.TTLMs, &r.OwnerID, &r.SessionOwnerID, &r.LeaseExpiresAt, &r.Attempt, &r.Crashes, &r.IdempotencyKey,
-		&r.CancelReason, &r.CreatedAt, &r.UpdatedAt, &started, &finished, &r.ExpiresAt)
+		&r.CancelReason, &r.CreatedAt, &r.UpdatedAt, &started, &finished, &r.ExpiresAt, &outputSchema)
 	if err != nil {
 		return nil, err
 	}
 	r.OwnsSession = owns != 0
 	r.Result = rawOrNil(result)
 	r.Inputs = rawOrNil(inputs)
+	r.OutputSchema = rawOrNil(outputSchema)
 	if r.Error, err = decodeError(errJSON); err != nil {
 		return nil, fmt.Errorf("db: run %s: %w", r.RunID, err)
 	}

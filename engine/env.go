@@ -35,6 +35,10 @@ var _ Env = (*runEnv)(nil)
 func (v *runEnv) RunID() string           { return v.run.RunID }
 func (v *runEnv) SessionID() string       { return v.run.SessionID }
 func (v *runEnv) Inputs() json.RawMessage { return v.run.Inputs }
+
+// OutputSchema is the run's options.outputSchema (nil unless its template
+// uses it).
+func (v *runEnv) OutputSchema() json.RawMessage { return v.run.OutputSchema }
 func (v *runEnv) Profile() Profile        { return v.e.Profile() }
 func (v *runEnv) Done() map[string]Item   { return v.done }
 func (v *runEnv) Logger() *slog.Logger    { return v.log }

@@ -54,6 +54,9 @@ type Run struct {
 	// Inputs are the validated template inputs, secrets already masked only
 	// in what is shown (the stored copy keeps what the template needs).
 	Inputs json.RawMessage `json:"-"`
+	// OutputSchema is options.outputSchema, kept only for templates that
+	// use it (TemplateInfo.UsesOutputSchema); nil otherwise.
+	OutputSchema json.RawMessage `json:"-"`
 	// TimeoutMs bounds the running phase.
 	TimeoutMs int64 `json:"-"`
 	// TTLMs is the retention counted from creation (runTtlMs or a task's ttl).

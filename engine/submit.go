@@ -75,6 +75,9 @@ type SubmitRequest struct {
 	IdempotencyKey string
 	// TaskTTLMs is a task's requested ttl (0 = not a task); capped and floored.
 	TaskTTLMs int64
+	// OutputSchema is options.outputSchema: required by templates that use
+	// it, ignored by the others.
+	OutputSchema json.RawMessage
 }
 
 // SubmitResult is the run created (or found through the idempotency key).
@@ -120,6 +123,10 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	if err := tpl.Check(inputs, e.Profile()); err != nil {
 		return nil, AsError(err)
 	}
+	outputSchema, err := checkOutputSchema(info, r.OutputSchema)
+	if err != nil {
+		return nil, err
+	}
 	if sr, ok := tpl.(SessionRequirer); ok && sr.RequiresSession() && r.SessionID == "" {
 		return nil, Errorf(InvalidParameter, "sessionId is required: %s only makes sense in a browser session that outlives the run; create one with create_browser_session and pass its sessionId", info.TemplateID).
 			WithDetails(map[string]any{"field": "sessionId"})
@@ -136,6 +143,7 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		Status: StatusQueued, Mode: mode, Progress: Progress{}, ArtifactIDs: []string{},
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now + ttl,
 		Inputs: compactJSON(storedInputs), TimeoutMs: timeout, TTLMs: ttl, IdempotencyKey: r.IdempotencyKey,
+		OutputSchema: outputSchema,
 	}
 	if r.SessionID != "" {
 		s, err := e.liveSession(ctx, r.SessionID)
@@ -226,4 +234,24 @@ func sameJSON(a, b json.RawMessage) bool {
 		return bytes.Equal(a, b)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// checkOutputSchema returns options.outputSchema as a run of tpl keeps it:
+// compacted for a template that uses it (required there, and compiled as a
+// JSON Schema 2020-12), nil for the others, which ignore it (the v1
+// contract). Errors: INVALID_PARAMETER naming options.outputSchema.
+func checkOutputSchema(info TemplateInfo, raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if !info.UsesOutputSchema {
+		return nil, nil
+	}
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil, Errorf(InvalidParameter, "options.outputSchema is required by %s: pass the JSON Schema each item must match, e.g. {\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}", info.TemplateID).
+			WithDetails(map[string]any{"field": "options.outputSchema"})
+	}
+	if _, err := CompileSchema(trimmed); err != nil {
+		return nil, Errorf(InvalidParameter, "options.outputSchema is not a valid JSON Schema (2020-12): %v", err).
+			WithDetails(map[string]any{"field": "options.outputSchema"})
+	}
+	return compactJSON(trimmed), nil
 }

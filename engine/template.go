@@ -41,6 +41,11 @@ type TemplateInfo struct {
 	// early (adopt.go): a resumable template whose item outputs hold
 	// everything it reports (no artifacts of their own).
 	ContinuesEarlierRuns bool `json:"-"`
+	// UsesOutputSchema says the template needs options.outputSchema (the
+	// agent path of the v1 contract): submitting without one is
+	// INVALID_PARAMETER naming it, and the schema must be a valid JSON
+	// Schema (2020-12). Other templates accept and ignore it.
+	UsesOutputSchema bool `json:"usesOutputSchema,omitempty"`
 }
 
 // Outcome is what a template's Run returns on success.
@@ -59,6 +64,9 @@ type Env interface {
 	SessionID() string
 	// Inputs are the validated inputs.
 	Inputs() json.RawMessage
+	// OutputSchema is the run's options.outputSchema, compacted, when the
+	// template uses it (TemplateInfo.UsesOutputSchema); nil otherwise.
+	OutputSchema() json.RawMessage
 	// Profile is the server's runtime profile.
 	Profile() Profile
 	// Done returns the item checkpoints of earlier attempts, by Item.Key.

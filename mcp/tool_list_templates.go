@@ -40,6 +40,7 @@ func templateSchema() map[string]any {
 		"resultSchema":       map[string]any{"type": "object", "description": "JSON Schema of the run's result."},
 		"trustLevel":         str("Trust level the template needs: local or any."),
 		"resumable":          map[string]any{"type": "boolean"},
+		"usesOutputSchema":   map[string]any{"type": "boolean", "description": "Present and true when run_task_template needs options.outputSchema for it."},
 		"estimatedStepsHint": str("How the number of steps grows with the inputs."),
 		"examples":           map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
 	}, "templateId", "version", "title", "description", "trustLevel")

@@ -56,7 +56,7 @@ func (s *Server) runTaskTemplateTool() toolDef {
 					"description": "Bound on the running phase in ms (queue time excluded). Default: syncTimeoutMs for sync, asyncTimeoutMs otherwise."},
 				"idempotencyKey": map[string]any{"type": "string", "minLength": 1, "maxLength": 200,
 					"description": "Deduplicates submissions of the same template within the run TTL."},
-				"outputSchema": objectOrBoolean("JSON Schema for agent templates that declare they use it; other templates ignore it."),
+				"outputSchema": objectOrBoolean("JSON Schema (2020-12) for templates that declare usesOutputSchema in list_task_templates (required there: each item must match it); other templates ignore it."),
 			}),
 		}, "templateId"),
 		output: outputOf(runAnswerSchema(), asyncHandleSchema()),
@@ -114,6 +114,7 @@ func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, 
 		Mode:           a.Options.Mode,
 		TimeoutMs:      a.Options.TimeoutMs,
 		IdempotencyKey: a.Options.IdempotencyKey,
+		OutputSchema:   a.Options.OutputSchema,
 	})
 	if err != nil {
 		return s.errorResultLogged("run_task_template", err)

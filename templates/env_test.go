@@ -44,12 +44,13 @@ func newEnv(t *testing.T, inputs string) *fakeEnv {
 	}
 }
 
-func (e *fakeEnv) RunID() string                { return "run_test" }
-func (e *fakeEnv) SessionID() string            { return e.sessionID }
-func (e *fakeEnv) Inputs() json.RawMessage      { return e.inputs }
-func (e *fakeEnv) Profile() engine.Profile      { return e.profile }
-func (e *fakeEnv) Done() map[string]engine.Item { return e.done }
-func (e *fakeEnv) Logger() *slog.Logger         { return slog.New(slog.DiscardHandler) }
+func (e *fakeEnv) RunID() string                 { return "run_test" }
+func (e *fakeEnv) SessionID() string             { return e.sessionID }
+func (e *fakeEnv) Inputs() json.RawMessage       { return e.inputs }
+func (e *fakeEnv) OutputSchema() json.RawMessage { return nil }
+func (e *fakeEnv) Profile() engine.Profile       { return e.profile }
+func (e *fakeEnv) Done() map[string]engine.Item  { return e.done }
+func (e *fakeEnv) Logger() *slog.Logger          { return slog.New(slog.DiscardHandler) }
 func (e *fakeEnv) SetProgress(p engine.Progress) {
 	e.mu.Lock()
 	e.progress = append(e.progress, p)

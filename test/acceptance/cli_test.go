@@ -103,7 +103,7 @@ func TestCLIDoctor(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bt.db")
 	out, errs, code := cli(t, "", "doctor", "--browser", "/nonexistent/chromium", "--db", db, "--addr", "127.0.0.1:1")
 	for _, want := range []string{"[FAIL] browser", "--browser /path/to/chromium", "apt-get install chromium", "ws://",
-		"[ok  ] database  " + db, "schema version 6, writable", "[info] listener  nothing answers on 127.0.0.1:1", "claude mcp add", `"mcpServers"`} {
+		"[ok  ] database  " + db, "schema version 7, writable", "[info] listener  nothing answers on 127.0.0.1:1", "claude mcp add", `"mcpServers"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor without a browser: stdout lacks %q", want)
 		}
