@@ -39,9 +39,9 @@ func (v *runEnv) Inputs() json.RawMessage { return v.run.Inputs }
 // OutputSchema is the run's options.outputSchema (nil unless its template
 // uses it).
 func (v *runEnv) OutputSchema() json.RawMessage { return v.run.OutputSchema }
-func (v *runEnv) Profile() Profile        { return v.e.Profile() }
-func (v *runEnv) Done() map[string]Item   { return v.done }
-func (v *runEnv) Logger() *slog.Logger    { return v.log }
+func (v *runEnv) Profile() Profile              { return v.e.Profile() }
+func (v *runEnv) Done() map[string]Item         { return v.done }
+func (v *runEnv) Logger() *slog.Logger          { return v.log }
 
 // writeCtx detaches writes from the run's context so an item finished just
 // before a timeout is still recorded, while bounding how long a write waits.
