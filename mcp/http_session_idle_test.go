@@ -121,7 +121,10 @@ func (h *idleHarness) waitClosed(sid string) {
 func TestHTTPIdleSessionsAreClosed(t *testing.T) {
 	h := newIdleHarness(t, time.Second)
 	h.ts.Client().CloseIdleConnections()
-	before := runtime.NumGoroutine()
+	// Counted: the goroutines of MCP sessions and HTTP connections only, so
+	// that a goroutine of another test or of the runtime that comes or
+	// goes meanwhile cannot decide the outcome.
+	before := sessionGoroutines()
 	const n = 20
 	// Each session holds an open GET stream while the others are opened, so
 	// none can expire before all n are open, however slow the machine.
@@ -134,7 +137,7 @@ func TestHTTPIdleSessionsAreClosed(t *testing.T) {
 	if got := h.sessions(); got != n {
 		t.Fatalf("%d sessions open, want %d", got, n)
 	}
-	grown := runtime.NumGoroutine()
+	grown := sessionGoroutines()
 	for _, stop := range stops {
 		stop() // the idle clocks start when the streams end
 	}
@@ -148,8 +151,14 @@ func TestHTTPIdleSessionsAreClosed(t *testing.T) {
 	// Their goroutines are gone too (the 404 requests above did not
 	// create any: an unknown id is not tracked either).
 	h.ts.Client().CloseIdleConnections()
-	eventually(t, 10*time.Second, "goroutines released", func() bool { return runtime.NumGoroutine() <= before+2 })
-	t.Logf("goroutines: %d before, %d with %d sessions, %d after", before, grown, n, runtime.NumGoroutine())
+	deadline := time.Now().Add(10 * time.Second)
+	for sessionGoroutines() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines of sessions and connections not released: %d before, %d now:\n%s", before, sessionGoroutines(), sessionStacks())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("session and connection goroutines: %d before, %d with %d sessions, %d after", before, grown, n, sessionGoroutines())
 	if grown < before+n {
 		t.Fatalf("the sessions held %d goroutines; the test no longer measures their release", grown-before)
 	}
@@ -307,4 +316,36 @@ func TestHTTPSessionReaperForgetsGoneSessions(t *testing.T) {
 	if _, reaper := h.srv.httpHandler(HTTPOptions{}); reaper == nil || reaper.timeout != DefaultSessionTimeout {
 		t.Fatalf("SessionTimeout 0: reaper %+v, want one with DefaultSessionTimeout", reaper)
 	}
+}
+
+// sessionStacks returns the stacks of the goroutines that serve MCP
+// sessions or HTTP connections (the SDK's, this package's, net/http's).
+func sessionStacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "go-sdk/mcp") || strings.Contains(g, "browsertask/mcp.") || strings.Contains(g, "net/http.(*conn).serve") {
+			if !strings.Contains(g, "TestHTTPIdleSessionsAreClosed") && !strings.Contains(g, "sessionStacks") {
+				out = append(out, g)
+			}
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// sessionGoroutines counts the goroutines sessionStacks lists.
+func sessionGoroutines() int {
+	s := sessionStacks()
+	if s == "" {
+		return 0
+	}
+	return strings.Count(s, "\n\n") + 1
 }
