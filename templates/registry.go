@@ -16,5 +16,6 @@ func All(b *browser.Manager) []engine.Template {
 		NewCrawlSite(b),
 		NewLogin(b),
 		NewRunSteps(b),
+		NewExtractStructured(b, nil),
 	}
 }

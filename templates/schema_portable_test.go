@@ -12,8 +12,8 @@ import (
 // anything (engine.PortabilityFindings, the MCP Inspector's rules).
 func TestTemplateSchemasArePortable(t *testing.T) {
 	all := All(nil)
-	if len(all) != 6 {
-		t.Fatalf("%d templates, want 6", len(all))
+	if len(all) != 7 {
+		t.Fatalf("%d templates, want 7", len(all))
 	}
 	for _, tpl := range all {
 		info := tpl.Info()

@@ -1,0 +1,296 @@
+package templates
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/modelfill"
+	"github.com/browsertask/browsertask/structured"
+)
+
+// outerHTMLExpr reads the loaded document as the browser holds it (after
+// its scripts ran), which is what package structured parses.
+const outerHTMLExpr = `document.documentElement ? document.documentElement.outerHTML : ""`
+
+// structuredItem is one page of extract_structured: its checkpointed
+// output and its entry in items.json.
+type structuredItem struct {
+	URL        string `json:"url"`
+	FinalURL   string `json:"finalUrl"`
+	HTTPStatus int    `json:"httpStatus"`
+	// Object is the page's object, valid against options.outputSchema;
+	// null when the page failed.
+	Object map[string]any `json:"object"`
+	// Sources maps each filled property's dot path to where its value
+	// came from ("json-ld:Product.offers.price", "og:title",
+	// "model:NAME"…).
+	Sources map[string]string `json:"sources"`
+	// Missing lists the properties nothing filled (optional ones on a
+	// page that succeeded).
+	Missing []string `json:"missing,omitempty"`
+	// Partial is what was filled on a page whose object did not validate.
+	Partial map[string]any `json:"partial,omitempty"`
+	// Notes explain some misses (a value found that did not coerce).
+	Notes []string `json:"notes,omitempty"`
+	// ModelCalls, PromptTokens and CompletionTokens count this page's
+	// questions to the model.
+	ModelCalls       int           `json:"modelCalls,omitempty"`
+	PromptTokens     int64         `json:"promptTokens,omitempty"`
+	CompletionTokens int64         `json:"completionTokens,omitempty"`
+	Error            *engine.Error `json:"error"`
+}
+
+// structuredEntry is one page in the run's result.
+type structuredEntry struct {
+	URL    string         `json:"url"`
+	Object map[string]any `json:"object"`
+	Error  *engine.Error  `json:"error"`
+}
+
+// structuredSummary counts the pages and the model's usage.
+type structuredSummary struct {
+	Total            int   `json:"total"`
+	Succeeded        int   `json:"succeeded"`
+	Failed           int   `json:"failed"`
+	PromptTokens     int64 `json:"promptTokens"`
+	CompletionTokens int64 `json:"completionTokens"`
+	ModelCalls       int   `json:"modelCalls"`
+}
+
+// structuredResult is extract_structured's result.
+type structuredResult struct {
+	Summary          structuredSummary `json:"summary"`
+	Items            []structuredEntry `json:"items"`
+	ArtifactID       string            `json:"artifactId"`
+	NDJSONArtifactID string            `json:"ndjsonArtifactId,omitempty"`
+}
+
+// structuredRun is one execution of extract_structured.
+type structuredRun struct {
+	in     *structuredInputs
+	schema *structured.Schema
+	model  modelfill.Sampler
+}
+
+// Run fills options.outputSchema from every URL not checkpointed by an
+// earlier attempt with `concurrency` reused tabs (urlPool: one checkpoint
+// per URL, so a resumed run neither fetches a finished page nor sends it to
+// the model again), then writes items.json and items.ndjson. Errors:
+// INVALID_PARAMETER when options.outputSchema is absent or describes no
+// object with properties, STEP_EXECUTION_FAILED when every page failed
+// (items.json is still written), EXECUTION_ERROR when the browser is lost,
+// ctx's cause once ctx ends.
+func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	in, err := parseStructuredInputs(env.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	schema, err := structured.Compile(env.OutputSchema(), "options.outputSchema")
+	if err != nil {
+		return nil, engine.Errorf(engine.InvalidParameter, "%v", err).
+			WithDetails(map[string]any{"field": "options.outputSchema"})
+	}
+	r := &structuredRun{in: in, schema: schema, model: t.model}
+	urls := dedupe(in.URLs)
+	pool := &urlPool{env: env,
+		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") },
+		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
+			out, fatal := r.page(ctx, tb, url)
+			return pageDone{out: out, failure: out.Error}, fatal
+		}}
+	if err := pool.runList(ctx, urls, in.Concurrency); err != nil {
+		return nil, err
+	}
+	items := make([]*structuredItem, len(urls))
+	for i, u := range urls {
+		items[i] = restoreStructured(u, pool.outputs[i], pool.errs[i])
+	}
+	return finishStructured(ctx, env, items)
+}
+
+// page loads one URL and fills the schema from it: the page's own data
+// first, then the model for what is missing (when there is one). The
+// page's problems are in the returned item's Error; a non-nil error is
+// fatal for the run (browser lost).
+func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (*structuredItem, error) {
+	out := &structuredItem{URL: url, Sources: map[string]string{}}
+	lp, fatal := loadPage(ctx, tb, url, r.in.WaitFor, r.in.PerPageTimeoutMs)
+	out.FinalURL, out.HTTPStatus, out.Error = lp.nav.FinalURL, lp.nav.Status, lp.failure
+	if fatal != nil || lp.failure != nil {
+		return out, fatal
+	}
+	doc, err := readOuterHTML(ctx, tb, url, r.in.PerPageTimeoutMs)
+	if err != nil {
+		e := engine.AsError(err)
+		if e.Code == engine.ExecutionError && ctx.Err() == nil {
+			return out, e
+		}
+		out.Error = e
+		return out, nil
+	}
+	base := out.FinalURL
+	if base == "" {
+		base = url
+	}
+	page := structured.ParsePage(doc, base)
+	found := r.schema.Extract(page)
+	obj, missing := found.Object, found.Missing
+	for p, src := range found.Sources {
+		out.Sources[p] = src
+	}
+	out.Notes = found.Notes
+	var modelProblems []string
+	if len(missing) > 0 && r.model != nil {
+		filled, err := modelfill.Fill(ctx, r.model, modelfill.Request{
+			Schema: r.schema, Known: obj, Missing: missing,
+			PageText: page.Text(), PageURL: base, Instruction: r.in.Instruction,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, nil // cut off: not checkpointed
+			}
+			out.Partial, out.Missing = obj, missing
+			out.Error = engine.Errorf(engine.StepExecutionFailed, "%s: asking the model for %s failed: %v", url, strings.Join(missing, ", "), err).
+				WithDetails(map[string]any{"url": url, "stage": "model", "missing": missing})
+			return out, nil
+		}
+		obj, missing, modelProblems = filled.Object, filled.Missing, filled.Problems
+		for p, src := range filled.Sources {
+			out.Sources[p] = src
+		}
+		out.ModelCalls, out.PromptTokens, out.CompletionTokens = filled.Calls, filled.PromptTokens, filled.CompletionTokens
+	}
+	out.Missing = missing
+	problems := r.schema.Validate(obj)
+	if len(problems) == 0 {
+		out.Object = obj
+		return out, nil
+	}
+	out.Partial = obj
+	details := map[string]any{"url": url, "problems": problems}
+	if len(missing) > 0 {
+		details["missing"] = missing
+	}
+	if len(modelProblems) > 0 {
+		details["modelProblems"] = modelProblems
+	}
+	hint := "; no model is configured to fill missing properties (--model-url), or add an x-selector hint for them to options.outputSchema"
+	if r.model != nil {
+		hint = "; neither the page's data nor the model gave them"
+	}
+	out.Error = engine.Errorf(engine.StepExecutionFailed, "%s: the object does not match options.outputSchema: %s%s", url, strings.Join(problems, "; "), hint).
+		WithDetails(details)
+	return out, nil
+}
+
+// readOuterHTML returns the loaded document's HTML within timeoutMs.
+// Errors: as extractFailure sorts them (NAVIGATION_TIMEOUT,
+// STEP_EXECUTION_FAILED for the page; EXECUTION_ERROR when the browser is
+// gone).
+func readOuterHTML(ctx context.Context, tb *browser.Tab, url string, timeoutMs int) (string, error) {
+	xctx, cancel := context.WithTimeout(ctx, timeoutDur(timeoutMs))
+	defer cancel()
+	raw, err := tb.Eval(xctx, outerHTMLExpr)
+	if err != nil {
+		return "", extractFailure(ctx, xctx, err, url, timeoutMs)
+	}
+	var doc string
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return "", engine.Errorf(engine.StepExecutionFailed, "reading %s failed: the document's HTML came back as %.40s", url, raw).
+			WithDetails(map[string]any{"url": url, "stage": "extract"})
+	}
+	return doc, nil
+}
+
+// restoreStructured decodes a page's checkpointed output (this attempt's
+// or an earlier one's); pageErr is the item's error, kept when the output
+// has none.
+func restoreStructured(url string, raw json.RawMessage, pageErr *engine.Error) *structuredItem {
+	it := &structuredItem{}
+	if len(raw) == 0 || json.Unmarshal(raw, it) != nil || it.URL == "" {
+		it = &structuredItem{URL: url}
+	}
+	if it.Sources == nil {
+		it.Sources = map[string]string{}
+	}
+	if it.Error == nil {
+		it.Error = pageErr
+	}
+	if it.Error != nil {
+		it.Object = nil
+	}
+	return it
+}
+
+// finishStructured writes items.json (every page, in input order, earlier
+// attempts included) and items.ndjson (the objects of the pages that
+// succeeded) and builds the outcome. Errors: STEP_EXECUTION_FAILED when no
+// page succeeded, EXECUTION_ERROR when an artifact cannot be stored, ctx's
+// cause when ctx ended.
+func finishStructured(ctx context.Context, env engine.Env, items []*structuredItem) (*engine.Outcome, error) {
+	res := structuredResult{Items: make([]structuredEntry, 0, len(items))}
+	var tally pageTally
+	var lines bytes.Buffer
+	for _, it := range items {
+		res.Items = append(res.Items, structuredEntry{URL: it.URL, Object: it.Object, Error: it.Error})
+		tally.count(it.Error, map[string]any{"url": it.URL})
+		res.Summary.ModelCalls += it.ModelCalls
+		res.Summary.PromptTokens += it.PromptTokens
+		res.Summary.CompletionTokens += it.CompletionTokens
+		if it.Error == nil {
+			line, err := json.Marshal(it.Object)
+			if err != nil {
+				return nil, engine.Wrap(engine.ExecutionError, err, "encode the object of %s: %v", it.URL, err)
+			}
+			lines.Write(line)
+			lines.WriteByte('\n')
+		}
+	}
+	res.Summary.Total, res.Summary.Succeeded, res.Summary.Failed = tally.Total, tally.Succeeded, tally.Failed
+	id, err := putItemsJSON(ctx, env, items)
+	if err != nil {
+		return nil, err
+	}
+	res.ArtifactID = id
+	if lines.Len() > 0 {
+		nid, err := env.PutArtifact(ctx, "items.ndjson", "application/x-ndjson", lines.Bytes())
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			return nil, err
+		}
+		res.NDJSONArtifactID = nid
+	}
+	return tally.outcome(res, map[string]any{"artifactId": id, "modelCalls": res.Summary.ModelCalls,
+		"promptTokens": res.Summary.PromptTokens, "completionTokens": res.Summary.CompletionTokens})
+}
+
+// putItemsJSON stores items as the run's items.json artifact and returns
+// its id. Errors: EXECUTION_ERROR, ctx's cause when ctx ended.
+func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) (string, error) {
+	data, err := json.MarshalIndent(items, "", "  ")
+	if err != nil {
+		return "", engine.Wrap(engine.ExecutionError, err, "encode items.json: %v", err)
+	}
+	id, err := env.PutArtifact(ctx, "items.json", "application/json", data)
+	if err != nil && ctx.Err() != nil {
+		return "", context.Cause(ctx)
+	}
+	return id, err
+}
+
+// Keep stores the pages a stopped run finished as items.json, in
+// checkpoint order, failed pages with their error (engine.Keeper).
+func (t *ExtractStructured) Keep(ctx context.Context, env engine.Env, items []engine.Item) (string, string, error) {
+	out := make([]*structuredItem, 0, len(items))
+	for _, it := range inIndexOrder(items) {
+		out = append(out, restoreStructured(it.Key, it.Output, itemError(it)))
+	}
+	id, err := putItemsJSON(ctx, env, out)
+	return id, "items.json", err
+}
