@@ -3,6 +3,8 @@ package templates
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 
@@ -42,6 +44,46 @@ type structuredItem struct {
 	PromptTokens     int64         `json:"promptTokens,omitempty"`
 	CompletionTokens int64         `json:"completionTokens,omitempty"`
 	Error            *engine.Error `json:"error"`
+	// SchemaHash identifies the options.outputSchema the object was made
+	// for, in checkpoints only (see schemaScopedEnv); items.json omits it.
+	SchemaHash string `json:"schemaHash,omitempty"`
+}
+
+// schemaHash is a short fingerprint of a run's options.outputSchema (the
+// engine stores it compacted, so equal schemas give equal hashes).
+func schemaHash(schema json.RawMessage) string {
+	sum := sha256.Sum256(bytes.TrimSpace(schema))
+	return hex.EncodeToString(sum[:8])
+}
+
+// schemaScopedEnv hides the checkpoints of earlier attempts made for
+// another options.outputSchema. The engine continues a stopped run with the
+// same inputs (ContinuesEarlierRuns) whatever its outputSchema, and an
+// object made for one schema must not be reported for another: those pages
+// are done again (their checkpoints are overwritten, index by index).
+type schemaScopedEnv struct {
+	engine.Env
+	hash string
+}
+
+// Done returns the earlier checkpoints made for this run's schema.
+func (e schemaScopedEnv) Done() map[string]engine.Item {
+	prior := e.Env.Done()
+	out := make(map[string]engine.Item, len(prior))
+	for k, it := range prior {
+		if madeFor(it, e.hash) {
+			out[k] = it
+		}
+	}
+	return out
+}
+
+// madeFor reports whether checkpoint it was made for the schema with hash.
+func madeFor(it engine.Item, hash string) bool {
+	var out struct {
+		SchemaHash string `json:"schemaHash"`
+	}
+	return json.Unmarshal(it.Output, &out) == nil && out.SchemaHash == hash
 }
 
 // structuredEntry is one page in the run's result.
@@ -74,6 +116,7 @@ type structuredRun struct {
 	in     *structuredInputs
 	schema *structured.Schema
 	model  modelfill.Sampler
+	hash   string // schemaHash of the run's outputSchema
 }
 
 // Run fills options.outputSchema from every URL not checkpointed by an
@@ -94,9 +137,9 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		return nil, engine.Errorf(engine.InvalidParameter, "%v", err).
 			WithDetails(map[string]any{"field": "options.outputSchema"})
 	}
-	r := &structuredRun{in: in, schema: schema, model: t.model}
+	r := &structuredRun{in: in, schema: schema, model: t.model, hash: schemaHash(env.OutputSchema())}
 	urls := dedupe(in.URLs)
-	pool := &urlPool{env: env,
+	pool := &urlPool{env: schemaScopedEnv{Env: env, hash: r.hash},
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, fatal := r.page(ctx, tb, url)
@@ -117,7 +160,7 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 // page's problems are in the returned item's Error; a non-nil error is
 // fatal for the run (browser lost).
 func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (*structuredItem, error) {
-	out := &structuredItem{URL: url, Sources: map[string]string{}}
+	out := &structuredItem{URL: url, Sources: map[string]string{}, SchemaHash: r.hash}
 	lp, fatal := loadPage(ctx, tb, url, r.in.WaitFor, r.in.PerPageTimeoutMs)
 	out.FinalURL, out.HTTPStatus, out.Error = lp.nav.FinalURL, lp.nav.Status, lp.failure
 	if fatal != nil || lp.failure != nil {
@@ -273,6 +316,9 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 // putItemsJSON stores items as the run's items.json artifact and returns
 // its id. Errors: EXECUTION_ERROR, ctx's cause when ctx ended.
 func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) (string, error) {
+	for _, it := range items {
+		it.SchemaHash = ""
+	}
 	data, err := json.MarshalIndent(items, "", "  ")
 	if err != nil {
 		return "", engine.Wrap(engine.ExecutionError, err, "encode items.json: %v", err)
@@ -285,11 +331,16 @@ func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) 
 }
 
 // Keep stores the pages a stopped run finished as items.json, in
-// checkpoint order, failed pages with their error (engine.Keeper).
+// checkpoint order, failed pages with their error (engine.Keeper);
+// checkpoints continued from a run with another outputSchema and not done
+// again are left out.
 func (t *ExtractStructured) Keep(ctx context.Context, env engine.Env, items []engine.Item) (string, string, error) {
+	hash := schemaHash(env.OutputSchema())
 	out := make([]*structuredItem, 0, len(items))
 	for _, it := range inIndexOrder(items) {
-		out = append(out, restoreStructured(it.Key, it.Output, itemError(it)))
+		if madeFor(it, hash) {
+			out = append(out, restoreStructured(it.Key, it.Output, itemError(it)))
+		}
 	}
 	id, err := putItemsJSON(ctx, env, out)
 	return id, "items.json", err

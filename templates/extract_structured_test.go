@@ -438,4 +438,28 @@ func TestExtractStructuredStoppedRunKeepsItems(t *testing.T) {
 	if !reflect.DeepEqual(res.Items[0].Object, roundTrip(t, want[0])) {
 		t.Fatalf("restored item 0 = %v", res.Items[0].Object)
 	}
+	if strings.Contains(string(resumed.artifacts["items.json"]), "schemaHash") {
+		t.Fatal("items.json shows the checkpoints' schema hash")
+	}
+
+	// Continued with another outputSchema (the engine continues by inputs
+	// alone): nothing made for the old schema is reported, every page is
+	// done again.
+	other := schemaEnv{newEnv(t, string(env.inputs)), json.RawMessage(`{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}`)}
+	other.done = map[string]engine.Item{}
+	for _, it := range append(done, resumed.items...) {
+		other.done[it.Key] = it
+	}
+	out, err = runStructured(t, rctx, tpl, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = out.Result.(structuredResult)
+	if res.Summary.Succeeded != 5 || len(other.items) != 5 || srv.Hits("/products/jsonld") != 2 ||
+		!reflect.DeepEqual(res.Items[0].Object, map[string]any{"name": "Trail Runner 3"}) {
+		t.Fatalf("another schema: summary %+v, %d checkpoints, jsonld hits %d, item 0 %v", res.Summary, len(other.items), srv.Hits("/products/jsonld"), res.Items[0].Object)
+	}
+	if id, _, err := tpl.(engine.Keeper).Keep(kctx, other, done); err != nil || id != "art_items.json" || len(itemsJSON(t, other.fakeEnv)) != 0 {
+		t.Fatalf("Keep with another schema kept %s (%v)", other.artifacts["items.json"], err)
+	}
 }
