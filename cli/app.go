@@ -55,7 +55,23 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		// Every request of every tab is held to the URL policy (README, "Security model").
 		TrustLevel: cfg.engine.TrustLevel, AllowFileURLs: cfg.engine.AllowFileURLs,
 	})
+	model, err := cfg.newModel(log.With("component", "model"))
+	if err != nil {
+		bm.Close()
+		store.Close()
+		return nil, err
+	}
 	tpls := templates.All(bm)
+	if model != nil {
+		// extract_structured asks the configured model for what pages
+		// lack; the others never use one.
+		for i, t := range tpls {
+			if t.Info().TemplateID == "extract_structured" {
+				tpls[i] = templates.NewExtractStructured(bm, model)
+			}
+		}
+		log.Info("extract_structured sends the page text of pages with missing properties to the configured model", "model", fmt.Sprint(model))
+	}
 	if cfg.devTemplates {
 		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{})
 	}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/mcp"
+	"github.com/browsertask/browsertask/modelfill"
 )
 
 // config is everything the serve and mcp commands can be told, by flag,
@@ -41,6 +43,14 @@ type config struct {
 	// mcpSessionIdleMs closes an MCP HTTP session unused this long; 0
 	// never does (see mcpSessionTimeout).
 	mcpSessionIdleMs int64
+
+	// The OpenAI-compatible model extract_structured asks for properties
+	// a page's own data did not give (none when modelURL is empty).
+	modelURL, modelName, modelKeyFile string
+	// modelKeyEnv is BROWSERTASK_MODEL_KEY, used when --model-key-file is
+	// not given. It is held in memory only: never logged, stored or put
+	// in an error.
+	modelKeyEnv string
 }
 
 // parseFlags parses args for cmd; it returns flag.ErrHelp after printing help.
@@ -65,6 +75,9 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	}
 	fs.StringVar(&c.devResolve, "dev-resolve", "", "tests only (needs --dev-templates): host=ip pairs, comma-separated, answering the URL policy's DNS lookups")
 	fs.BoolVar(&c.devTemplates, "dev-templates", false, "also register the browserless dev_echo and dev_echo_once templates (tests, benchmarks)")
+	fs.StringVar(&c.modelURL, "model-url", "", "API root of an OpenAI-compatible model server extract_structured asks for properties a page's own data lacks, e.g. http://localhost:11434/v1 (Ollama); page text is sent to it. Empty: no model")
+	fs.StringVar(&c.modelName, "model", "", "model name the --model-url server knows, e.g. llama3.2")
+	fs.StringVar(&c.modelKeyFile, "model-key-file", "", "file holding the --model-url server's API key (else BROWSERTASK_MODEL_KEY; local servers need none)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	e := &c.engine
@@ -130,6 +143,7 @@ func applyEnv(fs *flag.FlagSet, c *config, getenv func(string) string, shared ma
 	if envErr != nil {
 		return envErr
 	}
+	c.modelKeyEnv = strings.TrimSpace(getenv("BROWSERTASK_MODEL_KEY"))
 	return c.finish()
 }
 
@@ -153,6 +167,9 @@ func (c *config) finish() error {
 	}
 	if c.mcpSessionIdleMs < 0 {
 		return fmt.Errorf("--mcp-session-idle-ms must be >= 0 (0 keeps sessions until the client deletes them), got %d", c.mcpSessionIdleMs)
+	}
+	if err := c.checkModel(); err != nil {
+		return err
 	}
 	if c.http != "" && c.http != "auto" && c.http != "off" {
 		return fmt.Errorf("--http must be auto or off, got %q", c.http)
@@ -238,4 +255,46 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// checkModel validates the model flags without contacting the server.
+func (c *config) checkModel() error {
+	if c.modelURL == "" {
+		if c.modelName != "" || c.modelKeyFile != "" {
+			return errors.New("--model and --model-key-file need --model-url: give the API root of an OpenAI-compatible server, e.g. --model-url http://localhost:11434/v1")
+		}
+		return nil
+	}
+	if strings.TrimSpace(c.modelName) == "" {
+		return errors.New("--model is required with --model-url: give the model name the server knows, e.g. --model llama3.2")
+	}
+	if _, err := modelfill.NewOpenAI(modelfill.OpenAIConfig{BaseURL: c.modelURL, Model: c.modelName}); err != nil {
+		return fmt.Errorf("--model-url: %v", err)
+	}
+	return nil
+}
+
+// newModel returns the model extract_structured asks, nil when
+// --model-url is not set. The API key comes from --model-key-file, else
+// BROWSERTASK_MODEL_KEY, and stays in memory. log receives the client's
+// records (never the key or page text). Errors name the flag.
+func (c *config) newModel(log *slog.Logger) (modelfill.Sampler, error) {
+	if c.modelURL == "" {
+		return nil, nil
+	}
+	key := c.modelKeyEnv
+	if c.modelKeyFile != "" {
+		b, err := os.ReadFile(c.modelKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--model-key-file: %v; give a readable file holding only the API key", err)
+		}
+		if key = strings.TrimSpace(string(b)); key == "" {
+			return nil, fmt.Errorf("--model-key-file: %s is empty; put the API key in it, or leave the flag out for a server that needs none", c.modelKeyFile)
+		}
+	}
+	m, err := modelfill.NewOpenAI(modelfill.OpenAIConfig{BaseURL: c.modelURL, Model: c.modelName, APIKey: key, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("--model-url: %v", err)
+	}
+	return m, nil
 }
