@@ -105,7 +105,7 @@ func listItems(ctx context.Context, q queryer, runID string) ([]engine.Item, err
 // version that ended failed or canceled before q.Before, with their items
 // count.
 func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engine.StoppedRun, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT r.id, r.session_id, r.owns_session, r.inputs,
+	rows, err := d.reader().QueryContext(ctx, `SELECT r.id, r.session_id, r.owns_session, r.inputs, r.output_schema,
 			(SELECT COUNT(*) FROM run_items i WHERE i.run_id = r.id)
 		FROM runs r
 		WHERE r.template_id = ? AND r.template_version = ? AND r.status IN ('failed', 'canceled')
@@ -118,14 +118,14 @@ func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engi
 	var out []engine.StoppedRun
 	for rows.Next() {
 		var (
-			r      engine.StoppedRun
-			owns   int
-			inputs sql.NullString
+			r              engine.StoppedRun
+			owns           int
+			inputs, schema sql.NullString
 		)
-		if err := rows.Scan(&r.RunID, &r.SessionID, &owns, &inputs, &r.Items); err != nil {
+		if err := rows.Scan(&r.RunID, &r.SessionID, &owns, &inputs, &schema, &r.Items); err != nil {
 			return nil, fmt.Errorf("db: stopped runs: %w", err)
 		}
-		r.OwnsSession, r.Inputs = owns == 1, rawOrNil(inputs)
+		r.OwnsSession, r.Inputs, r.OutputSchema = owns == 1, rawOrNil(inputs), rawOrNil(schema)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -7,7 +7,8 @@ import (
 
 // A resubmission continues where an earlier run stopped: the first attempt
 // of a run whose template ContinuesEarlierRuns adopts the checkpoints of
-// the newest run of the same template version, with the same inputs and a
+// the newest run of the same template version, with the same inputs (and
+// options.outputSchema, for templates that use it) and a
 // comparable session (both owned their session, or the same named
 // session), that ended failed or canceled and has not expired (runTtlMs).
 // Its items — finished and failed, as a resume after a crash takes them —
@@ -32,7 +33,8 @@ func (e *Engine) adopt(ctx context.Context, r *Run, tpl Template) map[string]Ite
 		return nil
 	}
 	for _, s := range stopped {
-		if s.Items == 0 || !sameJSON(s.Inputs, r.Inputs) || !(s.SessionID == r.SessionID || (s.OwnsSession && r.OwnsSession)) {
+		if s.Items == 0 || !sameJSON(s.Inputs, r.Inputs) || !sameOutputSchema(s.OutputSchema, r.OutputSchema) ||
+			!(s.SessionID == r.SessionID || (s.OwnsSession && r.OwnsSession)) {
 			continue
 		}
 		items, err := e.store.AdoptItems(ctx, s.RunID, r.RunID, e.holder(r), e.now())
@@ -48,4 +50,12 @@ func (e *Engine) adopt(ctx context.Context, r *Run, tpl Template) map[string]Ite
 		return done
 	}
 	return nil
+}
+
+// sameOutputSchema compares two runs' outputSchema (both nil: the same).
+func sameOutputSchema(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return sameJSON(a, b)
 }

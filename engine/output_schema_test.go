@@ -71,3 +71,69 @@ func TestOutputSchemaForTemplatesThatUseIt(t *testing.T) {
 		t.Fatalf("run: %v %s %s", err, r.Status, r.Result)
 	}
 }
+
+// continuingTemplate uses outputSchema and continues earlier runs: a run
+// that finds no earlier checkpoint records one and fails; one that
+// continues an earlier run succeeds, saying how many it found.
+type continuingTemplate struct{}
+
+func (continuingTemplate) Info() engine.TemplateInfo {
+	return engine.TemplateInfo{TemplateID: "test_continue", Version: 1, Versions: []int{1}, TrustLevel: "any",
+		InputSchema: json.RawMessage(`{"type":"object"}`), UsesOutputSchema: true, Resumable: true, ContinuesEarlierRuns: true}
+}
+func (continuingTemplate) Check(json.RawMessage, engine.Profile) error { return nil }
+func (continuingTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	found := len(env.Done())
+	if found == 0 {
+		if err := env.Checkpoint(ctx, engine.Item{Index: 0, Key: "a", Status: engine.ItemSucceeded, Output: json.RawMessage(`{}`)},
+			engine.Progress{DoneSteps: 1, TotalSteps: 2}); err != nil {
+			return nil, err
+		}
+		return nil, engine.Errorf(engine.ExecutionError, "stopped after the first item")
+	}
+	return &engine.Outcome{Result: map[string]any{"found": found}}, nil
+}
+
+func TestAResubmissionContinuesOnlyForTheSameOutputSchema(t *testing.T) {
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "bt.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{continuingTemplate{}},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = eng.Run(runCtx); close(done) }()
+	defer func() { cancel(); <-done }()
+	run := func(schema string) *engine.Run {
+		t.Helper()
+		sub, err := eng.Submit(ctx, engine.SubmitRequest{TemplateID: "test_continue", Mode: engine.ModeAsync,
+			Inputs: json.RawMessage(`{"urls":["https://example.test/"]}`), OutputSchema: json.RawMessage(schema)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := eng.Wait(ctx, sub.Run.RunID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := `{"type":"object"}`, `{"type":"object","required":["name"]}`
+	if r := run(a); r.Status != engine.StatusFailed {
+		t.Fatalf("first run: %s %s", r.Status, r.Result)
+	}
+	// The same inputs for another schema: the items made for a are not its.
+	if r := run(b); r.Status != engine.StatusFailed {
+		t.Fatalf("the same inputs with another outputSchema continued the first run: %s %s", r.Status, r.Result)
+	}
+	// The same inputs and schema: it continues the first run (the newer
+	// stopped run, for schema b, is passed over).
+	if r := run(a); r.Status != engine.StatusSucceeded || string(r.Result) != `{"found":1}` {
+		t.Fatalf("the resubmission for schema a: %s %s", r.Status, r.Result)
+	}
+}

@@ -352,7 +352,9 @@ type StoppedRun struct {
 	SessionID   string
 	OwnsSession bool
 	Inputs      json.RawMessage
-	Items       int
+	// OutputSchema is the run's options.outputSchema (nil when none).
+	OutputSchema json.RawMessage
+	Items        int
 }
 
 // KeepParams is a KeepCanceled request.
