@@ -325,3 +325,12 @@ func (m *Manager) Close() error {
 	}
 	return nil
 }
+
+// Named reports whether sessionID is a session opened with OpenSession
+// (create_browser_session): its cookies and storage live in the browser,
+// so pages of runs in it are loaded there.
+func (m *Manager) Named(sessionID string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.named[sessionID]
+}

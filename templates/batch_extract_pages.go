@@ -61,6 +61,8 @@ type batchInputs struct {
 	IncludeText  *bool                `json:"includeText"`
 	IncludeLinks bool                 `json:"includeLinks"`
 	IncludeMeta  bool                 `json:"includeMeta"`
+	// Render is "browser" (default) or "http" (batch_extract_http.go).
+	Render string `json:"render"`
 	pageLoad
 }
 
@@ -75,6 +77,9 @@ func parseBatchInputs(raw json.RawMessage) (*batchInputs, error) {
 	if in.IncludeText == nil {
 		t := true
 		in.IncludeText = &t
+	}
+	if in.Render == "" {
+		in.Render = renderBrowser
 	}
 	in.pageLoad.applyDefaults()
 	return in, nil
@@ -129,6 +134,11 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 	}
 	if err := checkFields(in.Fields); err != nil {
 		return err
+	}
+	if in.Render == renderHTTP {
+		if err := checkHTTPFields(in.Fields); err != nil {
+			return err
+		}
 	}
 	return checkURLs(in.URLs, t.policy(p))
 }

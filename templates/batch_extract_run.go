@@ -46,6 +46,18 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 			}
 			return pageDone{out: out, failure: out.Error}, nil
 		}}
+	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
+		h, err := newHTTPExtractor(r.pol, r.opts, time.Duration(in.PerPageTimeoutMs)*time.Millisecond)
+		if err != nil {
+			return nil, err
+		}
+		defer h.close()
+		pool.noTab = true
+		pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
+			out := h.page(ctx, url)
+			return pageDone{out: out, failure: out.Error}, nil
+		}
+	}
 	if err := pool.runList(ctx, r.urls, in.Concurrency); err != nil {
 		return nil, err
 	}
@@ -72,7 +84,7 @@ func restorePage(url string, raw json.RawMessage, pageErr *engine.Error) *pageOu
 // fetch loads and extracts one URL. Page-level problems are recorded in the
 // returned page's Error; a non-nil error is fatal for the run (browser lost).
 func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pageOut, error) {
-	out := &pageOut{URL: url, Fields: map[string]any{}}
+	out := &pageOut{URL: url, Fields: map[string]any{}, RenderedBy: renderBrowser}
 	opts := r.opts
 	timeout := time.Duration(r.in.PerPageTimeoutMs) * time.Millisecond
 	navCtx, cancel := context.WithTimeout(ctx, timeout)

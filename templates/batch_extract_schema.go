@@ -30,6 +30,7 @@ const batchInputSchema = `{
         ]
       }
     },
+    "render": {"type": "string", "enum": ["browser", "http"], "default": "browser", "description": "How pages are read: \"browser\" loads each in Chromium (pages built by JavaScript, the default); \"http\" fetches the HTML with an HTTP client and extracts it without a browser (no renderer per page; for server-rendered pages: documentation, articles, listings): the same fields, text, links and meta, but nothing scripts add; in a named session (sessionId) the browser is used."},
     "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text (at most 20000 characters) in pages.json."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
@@ -59,10 +60,15 @@ const batchResultSchema = `{
           "httpStatus": {"type": "integer"},
           "title": {"type": "string"},
           "fields": {"type": "object"},
+          "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
+          "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
           "error": ` + errorObjectSchema + `
         }
       }
     },
-    "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
+    "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."},
+    "truncated": {"type": "boolean", "description": "Set in an answer whose pages were cut to the answer budget (itemsInline of itemsTotal inline; artifactId has them all)."},
+    "itemsInline": {"type": "integer"},
+    "itemsTotal": {"type": "integer"}
   }
 }`

@@ -28,7 +28,10 @@ type pageOut struct {
 	TextTruncated bool              `json:"textTruncated,omitempty"`
 	Links         []pageLink        `json:"links,omitempty"`
 	Meta          map[string]string `json:"meta,omitempty"`
-	Error         *engine.Error     `json:"error"`
+	// RenderedBy says how the page was read: "browser" (Chromium) or
+	// "http" (fetched and parsed without a browser; render "http").
+	RenderedBy string        `json:"renderedBy,omitempty"`
+	Error      *engine.Error `json:"error"`
 }
 
 // extracted is what the extraction script returns.

@@ -41,6 +41,9 @@ type urlPool struct {
 	indexByDone bool
 	// growing says in the progress message that more URLs may be added.
 	growing bool
+	// noTab runs work with a nil tab and no session: pages fetched
+	// without the browser (render "http").
+	noTab bool
 
 	sess    *browser.Session
 	pending int // urls[pending:] were added but not yet restored or queued
@@ -107,12 +110,16 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if u.sess == nil {
-		s, err := u.open()
-		if err != nil {
-			return err
+	workers := min(n, len(todo))
+	if !u.noTab {
+		if u.sess == nil {
+			s, err := u.open()
+			if err != nil {
+				return err
+			}
+			u.sess = s
 		}
-		u.sess = s
+		workers = min(workers, u.sess.MaxTabs())
 	}
 	jobs := make(chan int, len(todo))
 	for _, i := range todo {
@@ -126,7 +133,7 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 		once     sync.Once
 		firstErr error
 	)
-	for w := 0; w < min(n, len(todo), u.sess.MaxTabs()); w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,7 +163,7 @@ func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if tb == nil {
+		if tb == nil && !u.noTab {
 			var err error
 			if tb, err = u.sess.AcquireTab(ctx); err != nil {
 				if ctx.Err() != nil {
@@ -180,7 +187,7 @@ func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
 		if fatal != nil {
 			return fatal
 		}
-		if tb.Crashed() || (done.failure != nil && !tb.Healthy()) {
+		if tb != nil && (tb.Crashed() || (done.failure != nil && !tb.Healthy())) {
 			// A tab stuck on a hostile page is replaced, not reused.
 			tb.Release(false)
 			tb = nil

@@ -1,0 +1,120 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/httpfetch"
+)
+
+// render "http": batch_extract_pages without a browser. Each URL is
+// fetched with Go's HTTP client under the URL policy (httpfetch: the
+// dialer checks every address it connects to, redirects included; the
+// daemon's own address is never reached; the body is bounded and decoded
+// by Chromium's charset rules) and extracted by htmlextract with the same
+// selector, attr and all semantics and the same text, links and meta as
+// the browser script. Nothing the page's scripts would add is seen: for
+// pages built by JavaScript use render "browser" (the default). A run in
+// a named browser session (sessionId) always uses the browser, whose
+// cookies are the session's. A response that is not HTML fails its page.
+
+// Render modes.
+const (
+	renderBrowser = "browser"
+	renderHTTP    = "http"
+)
+
+// httpOptions is the extraction of opts for htmlextract (the same JSON).
+func httpOptions(opts extractOptions) (htmlextract.Options, error) {
+	var o htmlextract.Options
+	b, err := json.Marshal(opts)
+	if err == nil {
+		err = json.Unmarshal(b, &o)
+	}
+	return o, err
+}
+
+// checkHTTPFields refuses the selectors htmlextract cannot use (browser
+// extensions a parser does not have). Errors: INVALID_PARAMETER naming
+// the field.
+func checkHTTPFields(fields map[string]fieldSpec) error {
+	o, err := httpOptions(extractOptions{Fields: fields})
+	if err != nil {
+		return engine.Errorf(engine.InvalidParameter, "inputs.fields: %v", err).WithDetails(map[string]any{"field": "inputs.fields"})
+	}
+	bad := htmlextract.NewExtractor(o).FieldErrors()
+	if len(bad) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(bad))
+	for n := range bad {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return engine.Errorf(engine.InvalidParameter, "inputs.fields.%s: %s cannot be used with render \"http\" (%s); use render \"browser\" or a CSS selector without it",
+		names[0], fields[names[0]].Selector, bad[names[0]]).WithDetails(map[string]any{"field": "inputs.fields." + names[0]})
+}
+
+// httpExtractor fetches and extracts pages for one run.
+type httpExtractor struct {
+	f  *httpfetch.Fetcher
+	ex *htmlextract.Extractor
+}
+
+// newHTTPExtractor prepares the fetcher and the extractor. Errors:
+// EXECUTION_ERROR.
+func newHTTPExtractor(pol engine.URLPolicy, opts extractOptions, perPage time.Duration) (*httpExtractor, error) {
+	o, err := httpOptions(opts)
+	if err != nil {
+		return nil, engine.Wrap(engine.ExecutionError, err, "extraction options: %v", err)
+	}
+	f, err := httpfetch.New(httpfetch.Options{Policy: pol, Timeout: perPage})
+	if err != nil {
+		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
+	}
+	return &httpExtractor{f: f, ex: htmlextract.NewExtractor(o)}, nil
+}
+
+// close releases the fetcher's connections.
+func (h *httpExtractor) close() { h.f.Close() }
+
+// page fetches and extracts one URL. Page-level problems are in the
+// page's Error, as in the browser path.
+func (h *httpExtractor) page(ctx context.Context, url string) *pageOut {
+	out := &pageOut{URL: url, Fields: map[string]any{}, RenderedBy: renderHTTP}
+	pg, err := h.f.Fetch(ctx, url)
+	if err != nil {
+		if ctx.Err() == nil {
+			out.Error = engine.AsError(err)
+		}
+		return out
+	}
+	out.HTTPStatus, out.FinalURL = pg.Status, pg.URL
+	if !pg.IsHTML() {
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
+			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
+		return out
+	}
+	raw, err := json.Marshal(h.ex.Extract(htmlextract.ParseString(pg.Body, pg.URL)))
+	if err == nil {
+		err = mergeExtracted(raw, out)
+	}
+	if err != nil {
+		out.Error = engine.AsError(err)
+		return out
+	}
+	if pg.Status >= 400 {
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
+			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+	}
+	if pg.Truncated {
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s is larger than %d bytes; only its beginning was read", url, pg.Bytes).
+			WithDetails(map[string]any{"url": url, "reason": fmt.Sprintf("body over %d bytes", pg.Bytes)})
+	}
+	return out
+}

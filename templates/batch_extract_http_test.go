@@ -1,0 +1,83 @@
+package templates
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// TestBatchExtractRenderHTTP: render "http" reads the same pages without a
+// browser (the template has none here) and gives the same result as
+// Chromium: titles, statuses, fields (attributes, all, missing), the
+// failed page and pages.json's text, links and meta; each page says how
+// it was read.
+func TestBatchExtractRenderHTTP(t *testing.T) {
+	srv := fixture.New(t)
+	urls := []string{srv.URL("/static/fields.html"), srv.URL("/page/1"), srv.URL("/status/404"),
+		srv.URL("/redirect?to=" + srv.URL("/page/2"))}
+	inputs := func(render string) map[string]any {
+		return map[string]any{"urls": urls, "render": render, "includeLinks": true, "includeMeta": true, "concurrency": 2,
+			"fields": map[string]any{
+				"name": "#name", "price": ".price", "tags": map[string]any{"selector": ".tag", "all": true},
+				"alt": map[string]any{"selector": "#photo", "attr": "alt"}, "next": map[string]any{"selector": "#next", "attr": "href"},
+				"missing": "#nope",
+			}}
+	}
+	browserEnv := newEnv(t, mustJSON(t, inputs("browser")))
+	want, err := runBatch(t, browserEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpEnv := newEnv(t, mustJSON(t, inputs("http")))
+	tpl := NewBatchExtractPages(nil) // no browser at all
+	if err := tpl.Check(httpEnv.inputs, httpEnv.profile); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	got, err := tpl.Run(ctx, httpEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, g := want.Result.(batchResult), got.Result.(batchResult)
+	if g.Summary != w.Summary || !got.Partial || len(g.Pages) != len(w.Pages) {
+		t.Fatalf("summary %+v (partial %v), want %+v", g.Summary, got.Partial, w.Summary)
+	}
+	for i := range w.Pages {
+		wp, gp := w.Pages[i], g.Pages[i]
+		if wp.RenderedBy != "browser" || gp.RenderedBy != "http" {
+			t.Fatalf("page %d renderedBy %q / %q", i, wp.RenderedBy, gp.RenderedBy)
+		}
+		wp.RenderedBy, gp.RenderedBy = "", ""
+		if (wp.Error == nil) != (gp.Error == nil) || (wp.Error != nil && wp.Error.Code != gp.Error.Code) {
+			t.Fatalf("page %d error %v, want %v", i, gp.Error, wp.Error)
+		}
+		wp.Error, gp.Error = nil, nil
+		if !reflect.DeepEqual(wp, gp) {
+			t.Fatalf("page %d over HTTP:\n%+v\nwant (browser)\n%+v", i, gp, wp)
+		}
+	}
+	bp, hp := browserEnv.pagesJSON(t), httpEnv.pagesJSON(t)
+	for i := range bp {
+		if *bp[i].Text != *hp[i].Text || !reflect.DeepEqual(bp[i].Links, hp[i].Links) || !reflect.DeepEqual(bp[i].Meta, hp[i].Meta) {
+			t.Fatalf("pages.json[%d] differs:\nhttp    %q %v %v\nbrowser %q %v %v", i, *hp[i].Text, hp[i].Links, hp[i].Meta, *bp[i].Text, bp[i].Links, bp[i].Meta)
+		}
+	}
+	// One checkpoint per URL, as in the browser path.
+	if len(httpEnv.items) != len(urls) {
+		t.Fatalf("checkpoints: %d", len(httpEnv.items))
+	}
+}
+
+func TestBatchExtractRenderHTTPRefusesBrowserOnlySelectors(t *testing.T) {
+	in := mustJSON(t, map[string]any{"urls": []string{"https://example.com/"}, "render": "http",
+		"fields": map[string]any{"a": "h1", "b": "p:contains('x')"}})
+	err := engine.AsError(NewBatchExtractPages(nil).Check([]byte(in), engine.Profile{TrustLevel: "local", MaxURLs: 10, MaxTabsPerSession: 4}))
+	if err == nil || err.Code != engine.InvalidParameter || err.Details["field"] != "inputs.fields.b" {
+		t.Fatalf("Check: %v, want INVALID_PARAMETER naming inputs.fields.b", err)
+	}
+}
