@@ -40,6 +40,7 @@ import (
 	"strings"
 
 	"github.com/andybalholm/cascadia"
+	"github.com/browsertask/browsertask/engine"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -538,24 +539,13 @@ func leafMessages(ve *jsonschema.ValidationError, root string) []string {
 }
 
 // tokensPath renders JSON pointer tokens as "offers.price" or
-// "reviews[0].author" under root ("" = bare; "(root)" when empty).
+// "reviews[0].author" under root (engine.FieldPath's rule; "(root)" for
+// the schema's root itself).
 func tokensPath(root string, tokens []string) string {
-	var b strings.Builder
-	b.WriteString(root)
-	for _, t := range tokens {
-		if _, err := strconv.Atoi(t); err == nil {
-			b.WriteString("[" + t + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	if b.Len() == 0 {
+	if root == "" && len(tokens) == 0 {
 		return "(root)"
 	}
-	return b.String()
+	return engine.FieldPath(root, tokens)
 }
 
 // pointerPath renders a JSON pointer of the schema document under field:
