@@ -81,3 +81,38 @@ func TestBatchExtractRenderHTTPRefusesBrowserOnlySelectors(t *testing.T) {
 		t.Fatalf("Check: %v, want INVALID_PARAMETER naming inputs.fields.b", err)
 	}
 }
+
+// TestCrawlSiteRenderHTTP: a crawl over HTTP, without a browser, visits the
+// same pages in the same order as the browser crawl, each fetched once,
+// with the same fields and links.
+func TestCrawlSiteRenderHTTP(t *testing.T) {
+	srv := fixture.New(t)
+	in := func(render string) string {
+		return mustJSON(t, map[string]any{"startUrl": srv.URL("/crawl/0"), "maxPages": 30, "maxDepth": 3,
+			"fields": map[string]string{"h": "h1"}, "includeLinks": true, "render": render})
+	}
+	benv := newEnv(t, in("browser"))
+	bout, err := runTemplate(t, NewCrawlSite(testManager(t)), benv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := srv.Hits("/crawl/0")
+	henv := newEnv(t, in("http"))
+	hout, err := runTemplate(t, NewCrawlSite(nil), henv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Hits("/crawl/0"); n != hits+1 {
+		t.Fatalf("/crawl/0 fetched %d times by the HTTP crawl, want once", n-hits)
+	}
+	want, got := crawledPaths(t, srv, resultOf(t, bout)), crawledPaths(t, srv, resultOf(t, hout))
+	if !reflect.DeepEqual(got, want) || len(got) != 30 {
+		t.Fatalf("HTTP crawl visited %v\nbrowser crawl %v", got, want)
+	}
+	bp, hp := benv.pagesJSON(t), henv.pagesJSON(t)
+	for i := range bp {
+		if !reflect.DeepEqual(bp[i].Fields, hp[i].Fields) || !reflect.DeepEqual(bp[i].Links, hp[i].Links) || hp[i].RenderedBy != "http" {
+			t.Fatalf("page %d: http %+v\nbrowser %+v", i, hp[i], bp[i])
+		}
+	}
+}

@@ -44,6 +44,22 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 			r.pages[i] = out
 			return pageDone{out: out, failure: out.Error}, nil
 		}}
+	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
+		// Links are always extracted: they are the frontier.
+		opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta,
+			MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
+		h, err := newHTTPExtractor(urlPolicy(t.b, env.Profile()), opts, timeoutDur(in.PerPageTimeoutMs))
+		if err != nil {
+			return nil, err
+		}
+		defer h.close()
+		r.pool.noTab = true
+		r.pool.work = func(ctx context.Context, _ *browser.Tab, i int, url string) (pageDone, error) {
+			out := &crawlPageOut{pageOut: *h.page(ctx, url), Depth: r.depth[i]}
+			r.pages[i] = out
+			return pageDone{out: out, failure: out.Error}, nil
+		}
+	}
 	seen := map[string]bool{start: true}
 	r.schedule([]string{start}, 0)
 	for depth, first := 0, 0; first < len(r.pages); depth++ {
@@ -107,7 +123,7 @@ func (r *crawlRun) page(i int) *crawlPageOut {
 
 // fetch loads and extracts one page (links always, for the frontier).
 func (r *crawlRun) fetch(ctx context.Context, tb *browser.Tab, u string, depth int) (*crawlPageOut, error) {
-	out := &crawlPageOut{pageOut: pageOut{URL: u, Fields: map[string]any{}}, Depth: depth}
+	out := &crawlPageOut{pageOut: pageOut{URL: u, Fields: map[string]any{}, RenderedBy: renderBrowser}, Depth: depth}
 	lp, fatal := loadPage(ctx, tb, u, r.in.WaitFor, r.in.PerPageTimeoutMs)
 	out.HTTPStatus, out.FinalURL, out.Error = lp.nav.Status, lp.nav.FinalURL, lp.failure
 	if fatal != nil {

@@ -33,6 +33,8 @@ type crawlInputs struct {
 	IncludeText  bool                 `json:"includeText"`
 	IncludeLinks bool                 `json:"includeLinks"`
 	IncludeMeta  bool                 `json:"includeMeta"`
+	// Render is "browser" (default) or "http" (batch_extract_http.go).
+	Render string `json:"render"`
 	pageLoad
 }
 
@@ -55,6 +57,7 @@ const crawlInputSchema = `{
     "includeText": {"type": "boolean", "default": false, "description": "Include each page's visible text (at most 20000 characters) in pages.json."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
+    "render": {"type": "string", "enum": ["browser", "http"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default) or \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add; in a named session the browser is used)."},
     "concurrency": ` + concurrencySchema + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
     "waitFor": ` + waitForSchema + `
@@ -110,6 +113,9 @@ func parseCrawlInputs(raw json.RawMessage) (*crawlInputs, error) {
 		t := true
 		in.SameOrigin = &t
 	}
+	if in.Render == "" {
+		in.Render = renderBrowser
+	}
 	in.pageLoad.applyDefaults()
 	return in, nil
 }
@@ -130,6 +136,11 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 	}
 	if err := checkFields(in.Fields); err != nil {
 		return err
+	}
+	if in.Render == renderHTTP {
+		if err := checkHTTPFields(in.Fields); err != nil {
+			return err
+		}
 	}
 	return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
 }
