@@ -52,3 +52,30 @@ func TestArchiveThenPurge(t *testing.T) {
 		t.Fatalf("history rows after their expiry = %d", n)
 	}
 }
+
+// TestPurgeArchivedOnly: with ArchivedOnly an expired run without its
+// history row stays (its final write landed after ArchiveRuns) until it is
+// archived.
+func TestPurgeArchivedOnly(t *testing.T) {
+	ctx := context.Background()
+	d := newDB(t)
+	mustCreate(t, d, queuedRun("run_late", 1))
+	if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_late", Error: engine.Errorf(engine.RunCanceled, "stop"), Now: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Purge(ctx, engine.PurgeParams{Now: 1001, ArchivedOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, d, "runs"); n != 1 {
+		t.Fatalf("an unarchived run was purged (%d runs left)", n)
+	}
+	if n, err := d.ArchiveRuns(ctx, engine.ArchiveParams{Now: 1001, HistoryTTLMs: 500}); err != nil || n != 1 {
+		t.Fatalf("ArchiveRuns = %d, %v", n, err)
+	}
+	if _, err := d.Purge(ctx, engine.PurgeParams{Now: 1001, ArchivedOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, d, "runs"); n != 0 {
+		t.Fatalf("the archived run was kept (%d runs left)", n)
+	}
+}

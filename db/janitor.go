@@ -22,7 +22,12 @@ type purgeStep struct {
 
 // expiredRunsSQL selects terminal runs past their expiry; a non-terminal run
 // is never purged, whatever its expires_at.
-const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + terminalSQL + ` AND expires_at <= :now`
+// With :archived = 1 only runs that have their history row go: a run whose
+// final write lands between ArchiveRuns and Purge (its expiry already
+// passed, with a tiny runTtlMs) waits for the next round instead of going
+// unrecorded.
+const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + terminalSQL + ` AND expires_at <= :now
+	AND (:archived = 0 OR id IN (SELECT id FROM run_history))`
 
 // purgeSteps run in order. Artifacts become tombstones before their chunks
 // go, so a reader never sees a half-deleted artifact as live. A run's
@@ -70,7 +75,8 @@ func (d *DB) Purge(ctx context.Context, p engine.PurgeParams) (int, error) {
 			var n int64
 			err := d.write(ctx, func(tx *sql.Tx) error {
 				res, err := tx.ExecContext(ctx, step.sql, sql.Named("now", now),
-					sql.Named("tomb", tombstoneBefore), sql.Named("batch", batch), sql.Named("hist", p.HistoryBefore))
+					sql.Named("tomb", tombstoneBefore), sql.Named("batch", batch), sql.Named("hist", p.HistoryBefore),
+					sql.Named("archived", boolInt(p.ArchivedOnly)))
 				if err != nil {
 					return err
 				}

@@ -173,7 +173,7 @@ func (e *Engine) janitorOnce(ctx context.Context) {
 		return
 	}
 	n, err := e.store.Purge(ctx, PurgeParams{Now: now, TombstoneBefore: now - e.cfg.TombstoneTTL.Milliseconds(), Batch: 500,
-		HistoryBefore: now})
+		HistoryBefore: now, ArchivedOnly: true})
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("purge failed", "err", err)

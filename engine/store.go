@@ -395,6 +395,9 @@ type PurgeParams struct {
 	// HistoryBefore removes history rows whose expires_at is before it
 	// (0: none).
 	HistoryBefore int64
+	// ArchivedOnly deletes only the expired runs that have a history row
+	// (ArchiveRuns), with their items, events and idempotency keys.
+	ArchivedOnly bool
 	// TombstoneBefore is the expiry before which artifact tombstones go.
 	TombstoneBefore int64
 	// Batch is the most rows deleted per transaction; <= 0 means the

@@ -17,6 +17,7 @@ func TestHistoryListsForgottenRuns(t *testing.T) {
 	failed := e.submit(map[string]any{"fail": true})
 	// Both runs end and are forgotten at once (runTtlMs 1 ms); the janitor
 	// keeps their history.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		h, err := e.eng.History(context.Background(), 10, 0)
 		if err != nil {
@@ -24,6 +25,9 @@ func TestHistoryListsForgottenRuns(t *testing.T) {
 		}
 		if h.Total == 2 {
 			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("history after 30 s: %+v, want both runs", h)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
