@@ -164,3 +164,19 @@ func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, n
 	})
 	return items, err
 }
+
+// AddModelUsage adds u to the model usage of a run held by h (the same
+// compare-and-set as SaveProgress). Errors: ErrNotFound, ErrConflict.
+func (d *DB) AddModelUsage(ctx context.Context, runID string, h engine.Holder, u engine.ModelUsage, now int64) error {
+	return d.writeTx(ctx, func(tx *txn) error {
+		var id string
+		err := tx.QueryRowContext(ctx, `UPDATE runs SET model_calls = model_calls + ?,
+				prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, updated_at = ?
+			WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ? RETURNING id`,
+			u.Calls, u.PromptTokens, u.CompletionTokens, now, runID, h.OwnerID, h.Attempt).Scan(&id)
+		if err != nil {
+			return casError(ctx, tx, runID, err)
+		}
+		return nil
+	})
+}

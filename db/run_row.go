@@ -14,7 +14,8 @@ import (
 const runColumns = `id, template_id, template_version, session_id, owns_session, status, mode,
 	progress_done, progress_total, progress_failed, progress_message, result, error, inputs,
 	timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at, attempt, crashes, idempotency_key,
-	cancel_reason, created_at, updated_at, started_at, finished_at, expires_at, output_schema`
+	cancel_reason, created_at, updated_at, started_at, finished_at, expires_at, output_schema,
+	client_sampling, model_calls, prompt_tokens, completion_tokens`
 
 // terminalSQL is the SQL list of terminal statuses.
 const terminalSQL = `('succeeded', 'failed', 'partial_success', 'canceled')`
@@ -29,7 +30,7 @@ type rowScanner interface {
 func scanRun(s rowScanner) (*engine.Run, error) {
 	var (
 		r                       engine.Run
-		owns                    int
+		owns, sampling          int
 		result, errJSON, inputs sql.NullString
 		outputSchema            sql.NullString
 		started, finished       sql.NullInt64
@@ -38,11 +39,13 @@ func scanRun(s rowScanner) (*engine.Run, error) {
 		&r.Progress.DoneSteps, &r.Progress.TotalSteps, &r.Progress.FailedSteps, &r.Progress.Message,
 		&result, &errJSON, &inputs,
 		&r.TimeoutMs, &r.TTLMs, &r.OwnerID, &r.SessionOwnerID, &r.LeaseExpiresAt, &r.Attempt, &r.Crashes, &r.IdempotencyKey,
-		&r.CancelReason, &r.CreatedAt, &r.UpdatedAt, &started, &finished, &r.ExpiresAt, &outputSchema)
+		&r.CancelReason, &r.CreatedAt, &r.UpdatedAt, &started, &finished, &r.ExpiresAt, &outputSchema,
+		&sampling, &r.ModelUsage.Calls, &r.ModelUsage.PromptTokens, &r.ModelUsage.CompletionTokens)
 	if err != nil {
 		return nil, err
 	}
 	r.OwnsSession = owns != 0
+	r.ClientSampling = sampling != 0
 	r.Result = rawOrNil(result)
 	r.Inputs = rawOrNil(inputs)
 	r.OutputSchema = rawOrNil(outputSchema)

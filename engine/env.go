@@ -43,6 +43,26 @@ func (v *runEnv) Profile() Profile              { return v.e.Profile() }
 func (v *runEnv) Done() map[string]Item         { return v.done }
 func (v *runEnv) Logger() *slog.Logger          { return v.log }
 
+// ClientCanSample reports whether the submitting client declared MCP
+// sampling.
+func (v *runEnv) ClientCanSample() bool { return v.run.ClientSampling }
+
+// CountModelUsage adds u to the run's model usage. A failed write is
+// logged (the metrics then undercount); a run no longer ours is stopped.
+func (v *runEnv) CountModelUsage(u ModelUsage) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := v.e.store.AddModelUsage(ctx, v.run.RunID, v.e.holder(v.run), u, v.e.now())
+	switch {
+	case errors.Is(err, ErrConflict):
+		v.cancel(errCauseLost)
+	case err != nil:
+		v.log.Warn("model usage not recorded", "error", err)
+	default:
+		v.e.notify()
+	}
+}
+
 // writeCtx detaches writes from the run's context so an item finished just
 // before a timeout is still recorded, while bounding how long a write waits.
 func writeCtx(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -21,10 +21,25 @@ type Progress struct {
 	Message     string `json:"message,omitempty"`
 }
 
-// Metrics are a run's timings in milliseconds.
+// Metrics are a run's timings in milliseconds and, for a run that asked a
+// model (extract_structured), what that cost over all its attempts. The
+// model figures are optional fields (v1 adds only optional fields): absent
+// while the run asked no model.
 type Metrics struct {
 	ElapsedMs int64 `json:"elapsedMs"`
 	QueuedMs  int64 `json:"queuedMs"`
+	// ModelCalls counts the questions answered by a model.
+	ModelCalls int64 `json:"modelCalls,omitempty"`
+	// PromptTokens and CompletionTokens are the token counts the model
+	// reported (a client's sampling answer reports none: its calls are
+	// counted, its tokens are not).
+	PromptTokens     int64 `json:"promptTokens,omitempty"`
+	CompletionTokens int64 `json:"completionTokens,omitempty"`
+}
+
+// ModelUsage is what a run's questions to a model cost.
+type ModelUsage struct {
+	Calls, PromptTokens, CompletionTokens int64
 }
 
 // Run is the contract's Run object plus the bookkeeping fields the engine and
@@ -57,6 +72,12 @@ type Run struct {
 	// OutputSchema is options.outputSchema, kept only for templates that
 	// use it (TemplateInfo.UsesOutputSchema); nil otherwise.
 	OutputSchema json.RawMessage `json:"-"`
+	// ClientSampling records that the client that submitted the run
+	// declared MCP sampling: a template may ask its model
+	// (sampling/createMessage), as an input request of the run.
+	ClientSampling bool `json:"-"`
+	// ModelUsage adds up the run's questions to a model (Metrics shows it).
+	ModelUsage ModelUsage `json:"-"`
 	// TimeoutMs bounds the running phase.
 	TimeoutMs int64 `json:"-"`
 	// TTLMs is the retention counted from creation (runTtlMs or a task's ttl).

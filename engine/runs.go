@@ -48,6 +48,7 @@ func (e *Engine) present(r *Run, now int64) *Run {
 		r.Metrics.QueuedMs = max(end-r.CreatedAt, 0)
 		r.Metrics.ElapsedMs = 0
 	}
+	r.Metrics.ModelCalls, r.Metrics.PromptTokens, r.Metrics.CompletionTokens = r.ModelUsage.Calls, r.ModelUsage.PromptTokens, r.ModelUsage.CompletionTokens
 	if r.ArtifactIDs == nil {
 		r.ArtifactIDs = []string{}
 	}

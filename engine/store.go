@@ -54,6 +54,9 @@ type Store interface {
 	// SaveProgress updates progress of a run held by h (CAS on status
 	// running, owner and attempt). ErrConflict otherwise.
 	SaveProgress(ctx context.Context, runID string, h Holder, p Progress, now int64) error
+	// AddModelUsage adds u to the model usage of a run held by h (CAS as
+	// SaveProgress).
+	AddModelUsage(ctx context.Context, runID string, h Holder, u ModelUsage, now int64) error
 	// SaveItem upserts an item checkpoint and the run's progress in one
 	// transaction (CAS as SaveProgress) and appends an "item" event.
 	SaveItem(ctx context.Context, runID string, h Holder, it Item, p Progress, now int64) error

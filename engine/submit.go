@@ -78,6 +78,9 @@ type SubmitRequest struct {
 	// OutputSchema is options.outputSchema: required by templates that use
 	// it, ignored by the others.
 	OutputSchema json.RawMessage
+	// ClientSampling says the submitting client declared MCP sampling
+	// (Run.ClientSampling).
+	ClientSampling bool
 }
 
 // SubmitResult is the run created (or found through the idempotency key).
@@ -143,7 +146,7 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		Status: StatusQueued, Mode: mode, Progress: Progress{}, ArtifactIDs: []string{},
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now + ttl,
 		Inputs: compactJSON(storedInputs), TimeoutMs: timeout, TTLMs: ttl, IdempotencyKey: r.IdempotencyKey,
-		OutputSchema: outputSchema,
+		OutputSchema: outputSchema, ClientSampling: r.ClientSampling,
 	}
 	if r.SessionID != "" {
 		s, err := e.liveSession(ctx, r.SessionID)

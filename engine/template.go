@@ -83,6 +83,13 @@ type Env interface {
 	// Ask stores a question for a person or the calling client and waits
 	// for the answer (engine/input.go).
 	Ask(ctx context.Context, q InputRequest) (json.RawMessage, error)
+	// ClientCanSample reports whether the client that submitted the run
+	// declared MCP sampling: an InputMCP question whose request is
+	// sampling/createMessage reaches its model.
+	ClientCanSample() bool
+	// CountModelUsage adds what one question to a model cost to the run's
+	// metrics (kept over all attempts).
+	CountModelUsage(u ModelUsage)
 }
 
 // SessionCloser closes a browser session when a run that owns it ends.

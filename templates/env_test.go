@@ -25,12 +25,15 @@ type fakeEnv struct {
 	// ask, when set, answers Ask with an MCP elicitation result (see
 	// elicitAccept); nil refuses every question.
 	ask func(engine.InputRequest) (json.RawMessage, error)
+	// sampling is what ClientCanSample reports.
+	sampling bool
 
 	mu        sync.Mutex
 	items     []engine.Item
 	progress  []engine.Progress
 	artifacts map[string][]byte
 	mimes     map[string]string
+	usage     engine.ModelUsage
 }
 
 func newEnv(t *testing.T, inputs string) *fakeEnv {
@@ -51,6 +54,14 @@ func (e *fakeEnv) OutputSchema() json.RawMessage { return nil }
 func (e *fakeEnv) Profile() engine.Profile       { return e.profile }
 func (e *fakeEnv) Done() map[string]engine.Item  { return e.done }
 func (e *fakeEnv) Logger() *slog.Logger          { return slog.New(slog.DiscardHandler) }
+func (e *fakeEnv) ClientCanSample() bool         { return e.sampling }
+func (e *fakeEnv) CountModelUsage(u engine.ModelUsage) {
+	e.mu.Lock()
+	e.usage.Calls += u.Calls
+	e.usage.PromptTokens += u.PromptTokens
+	e.usage.CompletionTokens += u.CompletionTokens
+	e.mu.Unlock()
+}
 func (e *fakeEnv) SetProgress(p engine.Progress) {
 	e.mu.Lock()
 	e.progress = append(e.progress, p)
