@@ -41,7 +41,7 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 		defer cancel()
 	}
 	relay := s.startProgress(ctx, req, sub.Run)
-	run, err := s.eng.WaitSettled(waitCtx, sub.Run.RunID, relay.update)
+	run, err := s.waitSettledSampling(waitCtx, req.Session, sub.Run.RunID, relay.update)
 	relay.stop()
 
 	switch {

@@ -149,8 +149,11 @@ func runSchema() map[string]any {
 			"message":     str("Latest progress message."),
 		}, "doneSteps", "totalSteps"),
 		"metrics": object(map[string]any{
-			"elapsedMs": integer("Running time so far, or total once terminal."),
-			"queuedMs":  integer("Time spent queued."),
+			"elapsedMs":        integer("Running time so far, or total once terminal."),
+			"queuedMs":         integer("Time spent queued."),
+			"modelCalls":       integer("Questions a model answered for the run, all attempts (absent when none: only extract_structured asks one)."),
+			"promptTokens":     integer("Prompt tokens the model reported, all attempts (a client's sampling answers report none)."),
+			"completionTokens": integer("Completion tokens the model reported, all attempts."),
 		}, "elapsedMs"),
 		"result":       nullableObject("The template's result (an object, as its resultSchema describes); null unless succeeded or partial_success."),
 		"error":        map[string]any{"anyOf": []any{map[string]any{"type": "null"}, errorObjectSchema()}, "description": "Null unless failed or canceled."},

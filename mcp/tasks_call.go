@@ -70,6 +70,8 @@ func (s *Server) callAsTask(ctx context.Context, req *sdk.CallToolRequest, task 
 		TimeoutMs:      a.Options.TimeoutMs,
 		IdempotencyKey: a.Options.IdempotencyKey,
 		TaskTTLMs:      ttl,
+		OutputSchema:   a.Options.OutputSchema,
+		ClientSampling: canSample(req.Session),
 	})
 	if err != nil {
 		if engine.CodeOf(err) == engine.ExecutionError {

@@ -115,6 +115,7 @@ func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, 
 		TimeoutMs:      a.Options.TimeoutMs,
 		IdempotencyKey: a.Options.IdempotencyKey,
 		OutputSchema:   a.Options.OutputSchema,
+		ClientSampling: samplesDuring(req, a.Options.Mode),
 	})
 	if err != nil {
 		return s.errorResultLogged("run_task_template", err)

@@ -111,13 +111,15 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 			"attribute), then JSON-LD, microdata, RDFa Lite, OpenGraph and other meta tags, matched by property name " +
 			"and common synonyms (price ← offers.price or product:price:amount, name ← headline or og:title…) and " +
 			"coerced to the types the schema asks for (\"$1,299.00\" → 1299, dates → ISO 8601). A model is asked only " +
-			"for what is still missing, and only when the server has one configured (--model-url); the page text of " +
-			"pages with missing properties is sent to the model you configured (cut to about 6000 tokens), with the " +
-			"schema and your instruction. Each page gives one object that validates against the schema, or fails " +
+			"for what is still missing, and only when there is one: the server's configured endpoint (--model-url), " +
+			"else your own model through MCP sampling when your client declared the sampling capability (the run " +
+			"then waits for each sampling/createMessage answer: on tasks/result for a 2025-11-25 task, in tasks/get's " +
+			"inputRequests for a 2026-07-28 task). The page text of pages with missing properties is sent to that " +
+			"model (cut to about 6000 tokens), with the schema and your instruction. Each page gives one object that validates against the schema, or fails " +
 			"with STEP_EXECUTION_FAILED naming the validation problems (e.g. \"price: required property is missing\"); " +
 			"some failing gives partial_success, all failing STEP_EXECUTION_FAILED. The result lists every page's " +
 			"object; items.json adds where each value came from, items.ndjson holds one object per line. The summary " +
-			"counts the model's calls and tokens. Example options.outputSchema: {\"type\":\"object\",\"required\":" +
+			"counts the model's calls and tokens, and so do the run's metrics (all attempts). Example options.outputSchema: {\"type\":\"object\",\"required\":" +
 			"[\"name\",\"price\"],\"properties\":{\"name\":{\"type\":\"string\"},\"price\":{\"type\":\"number\"}," +
 			"\"currency\":{\"type\":\"string\"},\"rating\":{\"type\":\"number\"}}}. Resumable: after a restart, pages " +
 			"already done are neither fetched nor sent to the model again.",

@@ -137,7 +137,7 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		return nil, engine.Errorf(engine.InvalidParameter, "%v", err).
 			WithDetails(map[string]any{"field": "options.outputSchema"})
 	}
-	r := &structuredRun{in: in, schema: schema, model: t.model, hash: schemaHash(env.OutputSchema())}
+	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema())}
 	urls := dedupe(in.URLs)
 	pool := &urlPool{env: schemaScopedEnv{Env: env, hash: r.hash},
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") },
@@ -153,6 +153,36 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		items[i] = restoreStructured(u, pool.outputs[i], pool.errs[i])
 	}
 	return finishStructured(ctx, env, items)
+}
+
+// runModel is the model a run asks for missing properties: the configured
+// endpoint (--model-url) when there is one, else the model of the MCP
+// client that submitted the run when it declared sampling, else none.
+// Every answered question is counted in the run's metrics.
+func runModel(configured modelfill.Sampler, env engine.Env) modelfill.Sampler {
+	s := configured
+	if s == nil && env.ClientCanSample() {
+		s = modelfill.NewClientSampler(env)
+	}
+	if s == nil {
+		return nil
+	}
+	return countingSampler{s: s, env: env}
+}
+
+// countingSampler adds each answer's cost to the run's metrics.
+type countingSampler struct {
+	s   modelfill.Sampler
+	env engine.Env
+}
+
+// Sample asks s and counts the answer.
+func (c countingSampler) Sample(ctx context.Context, req modelfill.SampleRequest) (modelfill.SampleResponse, error) {
+	resp, err := c.s.Sample(ctx, req)
+	if err == nil {
+		c.env.CountModelUsage(engine.ModelUsage{Calls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens})
+	}
+	return resp, err
 }
 
 // page loads one URL and fills the schema from it: the page's own data
@@ -221,7 +251,7 @@ func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (
 	if len(modelProblems) > 0 {
 		details["modelProblems"] = modelProblems
 	}
-	hint := "; no model is configured to fill missing properties (--model-url), or add an x-selector hint for them to options.outputSchema"
+	hint := "; no model is configured to fill missing properties (--model-url, or a client that declares MCP sampling), or add an x-selector hint for them to options.outputSchema"
 	if r.model != nil {
 		hint = "; neither the page's data nor the model gave them"
 	}

@@ -315,6 +315,9 @@ func TestExtractStructuredModelFillsOnlyMissing(t *testing.T) {
 		t.Errorf("the retry does not carry the validation problem:\n%s", prompts[1])
 	}
 
+	if env.usage != (engine.ModelUsage{Calls: 2, PromptTokens: 300, CompletionTokens: 30}) {
+		t.Fatalf("model usage counted for the run's metrics = %+v, want 2 calls, 300/30 tokens", env.usage)
+	}
 	items := itemsJSON(t, env.fakeEnv)
 	if it := items[4]; it.Sources["price"] != "model:scripted" || it.Sources["name"] != "json-ld:Product.name" ||
 		it.ModelCalls != 2 || it.PromptTokens != 300 || it.CompletionTokens != 30 {
@@ -461,5 +464,79 @@ func TestExtractStructuredStoppedRunKeepsItems(t *testing.T) {
 	}
 	if id, _, err := tpl.(engine.Keeper).Keep(kctx, other, done); err != nil || id != "art_items.json" || len(itemsJSON(t, other.fakeEnv)) != 0 {
 		t.Fatalf("Keep with another schema kept %s (%v)", other.artifacts["items.json"], err)
+	}
+}
+
+// TestExtractStructuredClientSampling: with no model configured and a
+// client that declared sampling, the page missing its price asks the
+// client's model as an input request in its MCP form
+// (sampling/createMessage); the pages with everything stated ask nothing;
+// a configured model wins over the client's.
+func TestExtractStructuredClientSampling(t *testing.T) {
+	srv := fixture.New(t)
+	urls := productURLs(srv)
+	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "concurrency": 2})), json.RawMessage(structuredSchema)}
+	env.sampling = true
+	var mu sync.Mutex
+	var asked []engine.InputRequest
+	env.ask = func(q engine.InputRequest) (json.RawMessage, error) {
+		mu.Lock()
+		asked = append(asked, q)
+		mu.Unlock()
+		return json.RawMessage(`{"role": "assistant", "model": "client-model-1", "stopReason": "endTurn",
+			"content": {"type": "text", "text": "{\"price\": 4500}"}}`), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result.(structuredResult)
+	if out.Partial || res.Summary != (structuredSummary{Total: 5, Succeeded: 5, ModelCalls: 1}) {
+		t.Fatalf("partial %v, summary %+v", out.Partial, res.Summary)
+	}
+	if got := res.Items[4].Object; got["price"] != 4500.0 || got["name"] != "Mystery Box" {
+		t.Fatalf("object of the page the client's model completed = %v (error %v)", got, res.Items[4].Error)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("%d questions, want 1 (only the page without a price)", len(asked))
+	}
+	q := asked[0]
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content struct{ Type, Text string }
+			} `json:"messages"`
+			SystemPrompt string `json:"systemPrompt"`
+			MaxTokens    int    `json:"maxTokens"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(q.Request, &req); err != nil {
+		t.Fatal(err)
+	}
+	if q.Kind != engine.InputMCP || req.Method != "sampling/createMessage" || len(req.Params.Messages) != 1 ||
+		req.Params.Messages[0].Role != "user" || req.Params.Messages[0].Content.Type != "text" ||
+		!strings.Contains(req.Params.Messages[0].Content.Text, urls[4]) || req.Params.SystemPrompt == "" || req.Params.MaxTokens <= 0 {
+		t.Fatalf("question %s %s: %s", q.Kind, q.RequestID, q.Request)
+	}
+	if items := itemsJSON(t, env.fakeEnv); items[4].Sources["price"] != "model:client-model-1" {
+		t.Fatalf("price source = %q", items[4].Sources["price"])
+	}
+	if env.usage != (engine.ModelUsage{Calls: 1}) {
+		t.Fatalf("usage = %+v, want 1 call and no tokens (a sampling answer reports none)", env.usage)
+	}
+
+	// A client that declines: the page fails at once, naming the refusal.
+	env2 := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls[4:]})), json.RawMessage(structuredSchema)}
+	env2.sampling = true
+	env2.ask = func(engine.InputRequest) (json.RawMessage, error) {
+		return modelfill.RefusalAnswer("User rejected sampling request"), nil
+	}
+	if _, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env2); engine.CodeOf(err) != engine.StepExecutionFailed ||
+		!strings.Contains(err.Error(), "User rejected sampling request") {
+		t.Fatalf("declined sampling: %v", err)
 	}
 }

@@ -76,6 +76,11 @@ func TestBlackboxExtractStructuredKill9Resume(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Errorf("model questions after the resume: %d, want still 1 (no finished page asked again)", n)
 	}
+	// The run's metrics count the one question and the tokens the model
+	// reported for it (across both processes).
+	if m := sub(run, "metrics"); m["modelCalls"] != float64(1) || m["promptTokens"] != float64(100) || m["completionTokens"] != float64(5) {
+		t.Errorf("metrics = %v, want modelCalls 1, promptTokens 100, completionTokens 5", m)
+	}
 	items, _ := sub(run, "result")["items"].([]any)
 	if len(items) != 4 {
 		t.Fatalf("result items: %v", items)
