@@ -12,7 +12,9 @@ import (
 // askerFunc answers questions with a function.
 type askerFunc func(engine.InputRequest) (json.RawMessage, error)
 
-func (f askerFunc) Ask(_ context.Context, q engine.InputRequest) (json.RawMessage, error) { return f(q) }
+func (f askerFunc) Ask(_ context.Context, q engine.InputRequest) (json.RawMessage, error) {
+	return f(q)
+}
 
 // TestClientSamplerRequestAndAnswers: the question is sampling/createMessage
 // with the conversation as text messages, a request id that depends only
