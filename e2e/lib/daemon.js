@@ -121,15 +121,17 @@ export async function connectStdio({ db, flags = [] }) {
 // on the client's transport (the HTTP transport derives MCP-Protocol-Version,
 // Mcp-Method and Mcp-Name from the body) and answers {kind: 'result', result}
 // or {kind: 'error', error}. onInputRequest (optional) answers a task's
-// input requests (ext-tasks delivers the answer with tasks/update). sent lists
+// input requests (ext-tasks delivers the answer with tasks/update);
+// capabilities (optional) are the client capabilities it declares, on
+// every request (e.g. {sampling: {}}). sent lists
 // every message the client wrote;
 // exchanges every raw request with its response.
-export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28' }, endpointId = 'browsertask-e2e', onInputRequest }) {
+export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28' }, endpointId = 'browsertask-e2e', onInputRequest, capabilities = {} }) {
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const { createTaskSessionFromClient } = await import('@modelcontextprotocol/ext-tasks/client');
   const clientInfo = { name: 'browsertask-e2e-v2', version: '1.0.0' };
-  const client = new Client(clientInfo, { capabilities: {}, versionNegotiation: { mode } });
+  const client = new Client(clientInfo, { capabilities, versionNegotiation: { mode } });
   let log = '';
   let transport;
   if (url) {
@@ -194,7 +196,7 @@ export async function connectV2({ url, db, flags = [], mode = { pin: '2026-07-28
     ...(onInputRequest ? { onInputRequest } : {}),
     ...(modern ? {
       rawDispatch: raw,
-      v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion(), clientInfo, clientCapabilities: {} },
+      v2RequestFraming: { protocolVersion: client.getNegotiatedProtocolVersion(), clientInfo, clientCapabilities: capabilities },
     } : {}),
   });
   return {
