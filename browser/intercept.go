@@ -17,18 +17,18 @@ const callTimeout = 5e9 // 5 s
 
 // watchTab wires a new tab: crash detection, the origins its frames load
 // (Page events, which rod enables on every page) and the URL policy on the
-// requests fetchPatterns selects. Those requests are paused by the Fetch
+// requests fetchPatterns selects, plus the resource types the holder
+// blocks (Tab.BlockResources). Those requests are paused by the Fetch
 // domain and continued or failed by check, redirects included (each hop is
-// paused again). Frames and workers that site isolation puts in another
+// paused again); a blocked type is failed once the policy let it through.
+// Frames and workers that site isolation puts in another
 // process are separate targets: they are auto-attached while paused, given
 // the same interception, then resumed, so no sub-frame request escapes the
 // policy. Errors: the CDP error when interception cannot be enabled (the
-// tab must not be used then).
+// tab must not be used then; the caller cancels t.crash, which ends the
+// event loop).
 func (s *Session) watchTab(t *tab) error {
 	p := t.page
-	if err := s.enableFetch(p, t); err != nil {
-		return err
-	}
 	children := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
 	wait := p.Context(t.crash).EachEvent(
 		func(*proto.InspectorTargetCrashed) {
@@ -40,20 +40,32 @@ func (s *Session) watchTab(t *tab) error {
 				s.noteOrigin(e.Frame.URL)
 			}
 		},
-		func(e *proto.FetchRequestPaused) { t.verdicts.start(); go s.decide(s.tabTarget(t), t, e) },
+		func(e *proto.FetchRequestPaused) {
+			t.paused.Add(1)
+			t.verdicts.start()
+			go s.decide(s.tabTarget(t), t, e)
+		},
 		func(e *proto.PageJavascriptDialogOpening) { go s.answerDialog(s.tabTarget(t), t, e) },
 		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
 		func(e *proto.TargetDetachedFromTarget) { children.end(e.SessionID) },
 	)
 	go wait()
+	// After EachEvent, not before: rod enables the domain of every event
+	// it is given a callback for unless it saw that domain enabled, and
+	// Fetch.enable without patterns pauses every request of the tab. With
+	// no patterns to intercept, setFetch turns that off again.
+	if err := s.enableFetch(p, t); err != nil {
+		return err
+	}
 	return (proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}).Call(p)
 }
 
 // enableFetch (re)starts request interception of page p (tab t) with the current
-// policy's patterns, or stops it when the policy needs none.
+// policy's patterns and those of the resource types the tab blocks, or stops
+// it when neither needs any.
 func (s *Session) enableFetch(p *rod.Page, t *tab) error {
 	gen := s.policy.m.policyGen.Load()
-	if err := setFetch(p, s.policy.m.fetchPatterns()); err != nil {
+	if err := setFetch(p, withBlocking(s.policy.m.fetchPatterns(), resourceMask(t.block.Load()))); err != nil {
 		return err
 	}
 	t.policyGen = gen
@@ -139,7 +151,8 @@ func (s *Session) recoverHandler(t *tab, what string) {
 }
 
 // adopt intercepts the requests of an auto-attached child target (an
-// out-of-process iframe or a worker), then lets it run. Its events are
+// out-of-process iframe or a worker), then lets it run. It gets the URL
+// policy's patterns and the tab's blocked resource types. Its events are
 // read from the browser's event stream filtered by its session id.
 func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttachedToTarget) {
 	defer s.recoverHandler(t, "Target.attachedToTarget")
@@ -156,13 +169,22 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 	// Subscribe before the child runs, so none of its events is missed.
 	msgs := s.b.Context(ctx).Event()
 	cp, done := bounded()
-	pats := s.policy.m.fetchPatterns()
+	policyPats := s.policy.m.fetchPatterns()
+	pats := withBlocking(policyPats, resourceMask(t.block.Load()))
 	worker := e.TargetInfo != nil && e.TargetInfo.Type != "iframe" && e.TargetInfo.Type != proto.TargetTargetInfoTypePage
 	var err error
 	switch {
 	case worker && len(pats) == 0:
 		// Nothing to intercept, and workers have no Fetch domain to
 		// disable (the call fails): just let the worker run.
+	case worker && len(policyPats) == 0:
+		// Only blocked resource types to intercept. A worker that has a
+		// Fetch domain (service, shared) gets them; one that has none
+		// (dedicated) runs without: it loads no images, fonts, media or
+		// stylesheets of its own, and the policy needs nothing here.
+		if setFetch(cp, pats) != nil {
+			s.log.Debug("worker without request interception; nothing the URL policy needs", "type", e.TargetInfo.Type)
+		}
 	case worker:
 		// Dedicated workers have no Fetch domain of their own; service
 		// and shared workers do. Where it is missing, a worker of a
@@ -223,6 +245,7 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 		case (&proto.FetchRequestPaused{}).ProtoEvent():
 			ev := &proto.FetchRequestPaused{}
 			if msg.Load(ev) {
+				t.paused.Add(1)
 				t.verdicts.start()
 				go s.decide(child, t, ev)
 			}
@@ -247,7 +270,9 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 
 // decide continues a paused request the policy allows and fails the others
 // (net::ERR_BLOCKED_BY_CLIENT), recording the first refusal on the tab so
-// the page's navigation or step fails with it. target is the session the
+// the page's navigation or step fails with it. A request the policy allows
+// whose resource type the tab blocks is failed the same way without being
+// recorded: it never reaches the network and never fails the page. target is the session the
 // request was paused in (the tab or one of its child targets). The caller
 // counted the decision (t.verdicts.start); it is uncounted once the
 // refusal, if any, is recorded.
@@ -287,6 +312,10 @@ func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) 
 		}
 	}
 	settle()
+	if resourceMask(t.block.Load()).has(e.ResourceType) {
+		_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(tc)
+		return
+	}
 	_ = proto.FetchContinueRequest{RequestID: e.RequestID}.Call(tc)
 }
 

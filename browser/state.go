@@ -114,10 +114,20 @@ func (s *Session) ExportState(ctx context.Context) (*StorageState, error) {
 }
 
 // atOrigin evaluates expr in the tab on an empty page of origin, answered
-// by the interception itself: the origin's server is not contacted.
+// by the interception itself: the origin's server is not contacted. Every
+// request of the tab is paused meanwhile (the tab's own patterns may pause
+// none), and its interception is restored afterwards.
 func (tb *Tab) atOrigin(ctx context.Context, origin, expr string) (json.RawMessage, error) {
 	tb.t.synthetic.Store(true)
 	defer tb.t.synthetic.Store(false)
+	if err := setFetch(tb.client(ctx), []*proto.FetchRequestPattern{{URLPattern: "*"}}); err != nil {
+		return nil, tb.mapErr(ctx, err, "intercept the requests of "+origin)
+	}
+	defer func() {
+		c, cancel := context.WithTimeout(context.Background(), resetTimeout)
+		defer cancel()
+		_ = tb.s.enableFetch(tb.client(c), tb.t)
+	}()
 	nav, err := proto.PageNavigate{URL: origin + "/"}.Call(tb.client(ctx))
 	if err != nil {
 		return nil, tb.mapErr(ctx, err, "open "+origin)

@@ -34,6 +34,12 @@ type tab struct {
 	// policyGen is the deny-list generation its interception was set for
 	// (read and written only by the tab's holder).
 	policyGen int64
+	// block is the resourceMask of the types its holder blocks (written
+	// by the holder, read by the interception's goroutines).
+	block atomic.Uint32
+	// paused counts the requests of the tab and its child targets the
+	// Fetch domain paused (policy checks and blocked resources).
+	paused atomic.Int64
 }
 
 // verdicts counts decisions under way, so a navigation can let them land
@@ -155,7 +161,9 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 		t := s.idle[n-1]
 		s.idle = s.idle[:n-1]
 		s.mu.Unlock()
-		if t.policyGen != s.policy.m.policyGen.Load() {
+		// A new holder starts with nothing blocked (Tab.BlockResources):
+		// the previous run's blocking is not this one's.
+		if t.block.Swap(0) != 0 || t.policyGen != s.policy.m.policyGen.Load() {
 			if err := s.enableFetch(t.page, t); err != nil {
 				s.putTab(t, false)
 				return nil, s.mapErr(ctx, nil, err, "update a tab's request interception")
