@@ -10,6 +10,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/httpfetch"
 	"github.com/browsertask/browsertask/modelfill"
 	"github.com/browsertask/browsertask/structured"
 )
@@ -145,6 +146,18 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 			out, fatal := r.page(ctx, tb, url)
 			return pageDone{out: out, failure: out.Error}, fatal
 		}}
+	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
+		f, err := httpfetch.New(httpfetch.Options{Policy: urlPolicy(t.b, env.Profile()), Timeout: timeoutDur(in.PerPageTimeoutMs)})
+		if err != nil {
+			return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
+		}
+		defer f.Close()
+		pool.noTab = true
+		pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
+			out := r.fetched(ctx, f, url)
+			return pageDone{out: out, failure: out.Error}, nil
+		}
+	}
 	if err := pool.runList(ctx, urls, in.Concurrency); err != nil {
 		return nil, err
 	}
@@ -205,6 +218,39 @@ func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (
 		out.Error = e
 		return out, nil
 	}
+	return r.fill(ctx, out, doc), nil
+}
+
+// fetched fetches one URL over HTTP (render "http") and fills the schema
+// from it as page does; the page's problems are in the item's Error.
+func (r *structuredRun) fetched(ctx context.Context, f *httpfetch.Fetcher, url string) *structuredItem {
+	out := &structuredItem{URL: url, Sources: map[string]string{}, SchemaHash: r.hash}
+	pg, err := f.Fetch(ctx, url)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			out.Error = engine.AsError(err)
+		}
+		return out
+	case pg.Status >= 400:
+		out.FinalURL, out.HTTPStatus = pg.URL, pg.Status
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
+			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+		return out
+	case !pg.IsHTML():
+		out.FinalURL, out.HTTPStatus = pg.URL, pg.Status
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
+			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
+		return out
+	}
+	out.FinalURL, out.HTTPStatus = pg.URL, pg.Status
+	return r.fill(ctx, out, pg.Body)
+}
+
+// fill fills the schema from the page's HTML doc: the page's own data
+// first, then the model for what is missing (when there is one).
+func (r *structuredRun) fill(ctx context.Context, out *structuredItem, doc string) *structuredItem {
+	url := out.URL
 	base := out.FinalURL
 	if base == "" {
 		base = url
@@ -224,12 +270,12 @@ func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return out, nil // cut off: not checkpointed
+				return out // cut off: not checkpointed
 			}
 			out.Partial, out.Missing = obj, missing
 			out.Error = engine.Errorf(engine.StepExecutionFailed, "%s: asking the model for %s failed: %v", url, strings.Join(missing, ", "), err).
 				WithDetails(map[string]any{"url": url, "stage": "model", "missing": missing})
-			return out, nil
+			return out
 		}
 		obj, missing, modelProblems = filled.Object, filled.Missing, filled.Problems
 		for p, src := range filled.Sources {
@@ -241,7 +287,7 @@ func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (
 	problems := r.schema.Validate(obj)
 	if len(problems) == 0 {
 		out.Object = obj
-		return out, nil
+		return out
 	}
 	out.Partial = obj
 	details := map[string]any{"url": url, "problems": problems}
@@ -257,7 +303,7 @@ func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (
 	}
 	out.Error = engine.Errorf(engine.StepExecutionFailed, "%s: the object does not match options.outputSchema: %s%s", url, strings.Join(problems, "; "), hint).
 		WithDetails(details)
-	return out, nil
+	return out
 }
 
 // readOuterHTML returns the loaded document's HTML within timeoutMs.

@@ -540,3 +540,39 @@ func TestExtractStructuredClientSampling(t *testing.T) {
 		t.Fatalf("declined sampling: %v", err)
 	}
 }
+
+// TestExtractStructuredRenderHTTP: render "http" fills the same objects
+// from the same pages with no browser at all (no browser manager), and the
+// page without a price fails the same way.
+func TestExtractStructuredRenderHTTP(t *testing.T) {
+	srv := fixture.New(t)
+	urls := productURLs(srv)
+	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "render": "http", "concurrency": 3})), json.RawMessage(structuredSchema)}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := runStructured(t, ctx, NewExtractStructured(nil, nil), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result.(structuredResult)
+	if !out.Partial || res.Summary != (structuredSummary{Total: 5, Succeeded: 4, Failed: 1}) {
+		t.Fatalf("partial %v, summary %+v", out.Partial, res.Summary)
+	}
+	for i, w := range wantProducts() {
+		if !reflect.DeepEqual(res.Items[i].Object, w) {
+			t.Errorf("item %d = %v (error %v), want %v", i, res.Items[i].Object, res.Items[i].Error, w)
+		}
+	}
+	if e := res.Items[4].Error; e == nil || e.Code != engine.StepExecutionFailed || !strings.Contains(e.Message, "price") {
+		t.Fatalf("the page without a price: %+v", e)
+	}
+	items := itemsJSON(t, env.fakeEnv)
+	if items[0].HTTPStatus != 200 || items[0].FinalURL != urls[0] || items[0].Sources["price"] != "json-ld:Product.offers.price" {
+		t.Fatalf("items.json[0] = %+v", items[0])
+	}
+	for _, u := range []string{"/products/jsonld", "/products/noprice"} {
+		if n := srv.Hits(u); n != 1 {
+			t.Errorf("%s fetched %d times, want once", u, n)
+		}
+	}
+}
