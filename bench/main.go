@@ -8,7 +8,10 @@
 //     the concurrency limit;
 //  4. get_artifact throughput for a large binary artifact over HTTP;
 //  5. idle RSS and start → ready of `browsertask serve`;
-//  6. batch_extract_pages with and without a viewer on the run's live view.
+//  6. batch_extract_pages with and without a viewer on the run's live view;
+//  7. batch_extract_pages with render "http" and "auto" vs the bare go-rod
+//     pool on static pages;
+//  11. memory of the daemon and its Chromium early and late in a long run.
 //
 // Run it from the repository root: go run ./bench [-only extract,rtt,...].
 // Absolute numbers on a shared machine are noise; the ratios, measured in
@@ -53,7 +56,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, memory (and the diagnostic browsercost)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
 	flag.IntVar(&o.repeats, "repeats", 4, "repeats of the extraction pair, alternating which side goes first (the median is reported; even counts balance the order)")
@@ -89,6 +92,8 @@ type results struct {
 	sched    *schedResult
 	extract  *extractResult
 	live     *liveResult
+	render   *renderResult
+	memory   *memoryResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -120,7 +125,7 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	bin := o.bin
-	if bin == "" && (want["foot"] || ((want["rtt"] || want["artifact"]) && !o.inprocess)) {
+	if bin == "" && (want["foot"] || want["memory"] || ((want["rtt"] || want["artifact"]) && !o.inprocess)) {
 		fmt.Fprintln(out, "building browsertask …")
 		if bin, err = buildBinary(ctx, tmp); err != nil {
 			return err
@@ -159,6 +164,18 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[6] live view: batch_extract_pages, %d pages, %d tabs, %d repeats, without and with a viewer\n", min(o.pages, o.livePages), o.tabs, o.repeats)
 		if res.live, err = benchLive(ctx, o, log, out); err != nil {
 			return fmt.Errorf("live: %w", err)
+		}
+	}
+	if want["render"] {
+		fmt.Fprintf(out, "[7] render http / auto vs bare go-rod: %d static pages, %d tabs, %d repeats\n", o.pages, o.tabs, o.repeats)
+		if res.render, err = benchRender(ctx, o, log, out); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+	}
+	if want["memory"] {
+		fmt.Fprintf(out, "[11] memory: one batch_extract_pages of %d pages, %d tabs, in browsertask serve\n", o.pages, o.tabs)
+		if res.memory, err = benchMemory(ctx, o, bin, out); err != nil {
+			return fmt.Errorf("memory: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

@@ -38,6 +38,16 @@ func printSummary(w io.Writer, o *options, r *results) {
 		fmt.Fprintf(w, "6. live view, batch_extract_pages %d pages, %d tabs, median of %d: without a viewer %.1f pages/s, with one viewer %.1f pages/s → ratio %.2f (target ≥ 0.90: %s); per repeat %s, median %.2f; %d frames, %.1f MB streamed\n",
 			l.Pages, l.Tabs, len(l.With), l.WithoutMed, l.WithMed, l.Ratio, verdict(l.Ratio >= 0.9), floats(l.PerRepeatRatio, "%.2f"), l.MedianPairRatio, l.Frames, float64(l.Bytes)/1e6)
 	}
+	if x := r.render; x != nil {
+		fmt.Fprintf(w, "7. batch_extract_pages, %d static pages, %d tabs, median of %d: render \"http\" %.1f pages/s, render \"auto\" %.1f pages/s (%.0f%% over HTTP), bare go-rod %.1f pages/s → http %.1f× (target ≥ 10: %s), auto %.1f× (target ≥ 5 with ≥ 90%% over HTTP: %s); per repeat http %s, auto %s, bare %s\n",
+			x.Pages, x.Tabs, len(x.HTTP), x.HTTPMed, x.AutoMed, x.AutoShareMed*100, x.BaseMed, x.HTTPRatio, verdict(x.HTTPRatio >= 10),
+			x.AutoRatio, verdict(x.AutoRatio >= 5 && x.AutoShareMed >= 0.9), floats(x.HTTP, "%.1f"), floats(x.Auto, "%.1f"), floats(x.Base, "%.1f"))
+	}
+	if m := r.memory; m != nil {
+		fmt.Fprintf(w, "11. memory in one batch_extract_pages of %d pages: daemon VmRSS %.1f MB after %d pages, %.1f MB after %d → %.2f×; Chromium PSS %.1f MB (%d processes) → %.1f MB (%d) → %.2f× (target ≤ 1.5 both: %s)\n",
+			m.Pages, m.DaemonEarlyMB, m.EarlyAt, m.DaemonLateMB, m.LateAt, m.DaemonRatio, m.BrowserEarlyMB, m.BrowserProcsEarly, m.BrowserLate, m.ProcsLate,
+			m.BrowserRatio, verdict(m.DaemonRatio <= 1.5 && m.BrowserRatio <= 1.5))
+	}
 	if f := r.foot; f != nil {
 		fmt.Fprintf(w, "5. browsertask serve, median of %d starts: start → /mcp ready %.0f ms (target < 200: %s), idle RSS %.1f MB (target < 40: %s); starts %s ms, RSS %s MB\n",
 			f.Starts, f.ReadyMedian, verdict(f.ReadyMedian < 200), f.RSSMedian, verdict(f.RSSMedian < 40),
