@@ -64,6 +64,7 @@ type batchInputs struct {
 	// Render is "browser" (default) or "http" (batch_extract_http.go).
 	Render string `json:"render"`
 	pageLoad
+	resourceBlocking
 }
 
 // parseBatchInputs decodes inputs and applies the defaults.
@@ -133,6 +134,9 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 		return err
 	}
 	if err := checkFields(in.Fields); err != nil {
+		return err
+	}
+	if err := in.resourceBlocking.check(); err != nil {
 		return err
 	}
 	if in.Render == renderHTTP {

@@ -34,6 +34,7 @@ const batchInputSchema = `{
     "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text (at most 20000 characters) in pages.json."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
+    "blockResources": ` + blockResourcesSchema + `,
     "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."},
     "perPageTimeoutMs": {"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT."},
     "waitFor": {"type": "string", "minLength": 1, "maxLength": 1000, "default": "load", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}

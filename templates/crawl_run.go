@@ -34,7 +34,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		start = in.StartURL
 	}
 	r := &crawlRun{in: in, filter: newCrawlFilter(in, start, urlPolicy(t.b, env.Profile()))}
-	r.pool = &urlPool{env: env, indexByDone: true, growing: true,
+	r.pool = &urlPool{env: env, indexByDone: true, growing: true, setup: in.resourceBlocking.setup(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") },
 		work: func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url, r.depth[i])

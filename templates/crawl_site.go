@@ -36,6 +36,7 @@ type crawlInputs struct {
 	// Render is "browser" (default) or "http" (batch_extract_http.go).
 	Render string `json:"render"`
 	pageLoad
+	resourceBlocking
 }
 
 const crawlInputSchema = `{
@@ -57,6 +58,7 @@ const crawlInputSchema = `{
     "includeText": {"type": "boolean", "default": false, "description": "Include each page's visible text (at most 20000 characters) in pages.json."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
+    "blockResources": ` + blockResourcesSchema + `,
     "render": {"type": "string", "enum": ["browser", "http"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default) or \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add; in a named session the browser is used)."},
     "concurrency": ` + concurrencySchema + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
@@ -135,6 +137,9 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 		return err
 	}
 	if err := checkFields(in.Fields); err != nil {
+		return err
+	}
+	if err := in.resourceBlocking.check(); err != nil {
 		return err
 	}
 	if in.Render == renderHTTP {
