@@ -11,6 +11,8 @@
 //  6. batch_extract_pages with and without a viewer on the run's live view;
 //  7. batch_extract_pages with render "http" and "auto" vs the bare go-rod
 //     pool on static pages;
+//  9. batch_extract_pages on pages with images and a web font with the
+//     default blockResources, with nothing blocked, and the bare go-rod pool;
 //  11. memory of the daemon and its Chromium early and late in a long run.
 //
 // Run it from the repository root: go run ./bench [-only extract,rtt,...].
@@ -52,13 +54,16 @@ type options struct {
 	inprocess  bool
 	variants   string
 	livePages  int
+	// blockingPages is the page count of scenario 9 (blocking.go).
+	blockingPages int
 }
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, memory (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,blocking,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, blocking, memory (and the diagnostic browsercost)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
+	flag.IntVar(&o.blockingPages, "blocking-pages", 300, "pages with images and a web font per run in the resource blocking scenario (blocking)")
 	flag.IntVar(&o.repeats, "repeats", 4, "repeats of the extraction pair, alternating which side goes first (the median is reported; even counts balance the order)")
 	flag.StringVar(&o.variants, "variants", "", "browsercost: the variants to run, comma-separated (default all)")
 	flag.IntVar(&o.tabs, "tabs", 5, "tabs (concurrency) for both extraction sides")
@@ -94,6 +99,7 @@ type results struct {
 	live     *liveResult
 	render   *renderResult
 	memory   *memoryResult
+	blocking *blockingResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -170,6 +176,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[7] render http / auto vs bare go-rod: %d static pages, %d tabs, %d repeats\n", o.pages, o.tabs, o.repeats)
 		if res.render, err = benchRender(ctx, o, log, out); err != nil {
 			return fmt.Errorf("render: %w", err)
+		}
+	}
+	if want["blocking"] {
+		fmt.Fprintf(out, "[9] resource blocking: %d pages with images and a web font, %d tabs, %d repeats: default blockResources, [], bare go-rod\n", o.blockingPages, o.tabs, o.repeats)
+		if res.blocking, err = benchBlocking(ctx, o, log, out); err != nil {
+			return fmt.Errorf("blocking: %w", err)
 		}
 	}
 	if want["memory"] {

@@ -43,6 +43,9 @@ func printSummary(w io.Writer, o *options, r *results) {
 			x.Pages, x.Tabs, len(x.HTTP), x.HTTPMed, x.AutoMed, x.AutoShareMed*100, x.BaseMed, x.HTTPRatio, verdict(x.HTTPRatio >= 10),
 			x.AutoRatio, verdict(x.AutoRatio >= 5 && x.AutoShareMed >= 0.9), floats(x.HTTP, "%.1f"), floats(x.Auto, "%.1f"), floats(x.Base, "%.1f"))
 	}
+	if b := r.blocking; b != nil {
+		printBlocking(w, b)
+	}
 	if m := r.memory; m != nil {
 		fmt.Fprintf(w, "11. memory in one batch_extract_pages of %d pages: daemon VmRSS %.1f MB after %d pages, %.1f MB after %d → %.2f×; Chromium PSS %.1f MB (%d processes) → %.1f MB (%d) → %.2f× (target ≤ 1.5 both: %s)\n",
 			m.Pages, m.DaemonEarlyMB, m.EarlyAt, m.DaemonLateMB, m.LateAt, m.DaemonRatio, m.BrowserEarlyMB, m.BrowserProcsEarly, m.BrowserLate, m.ProcsLate,
