@@ -86,27 +86,36 @@ func (h *httpExtractor) close() { h.f.Close() }
 // page fetches and extracts one URL. Page-level problems are in the
 // page's Error, as in the browser path.
 func (h *httpExtractor) page(ctx context.Context, url string) *pageOut {
+	out, _, _ := h.read(ctx, url)
+	return out
+}
+
+// read is page, also returning what render "auto" looks at: the fetched
+// page (nil when the fetch failed) and its parsed document (nil unless
+// the page is HTML and was extracted).
+func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *httpfetch.Page, *htmlextract.Document) {
 	out := &pageOut{URL: url, Fields: map[string]any{}, RenderedBy: renderHTTP}
 	pg, err := h.f.Fetch(ctx, url)
 	if err != nil {
 		if ctx.Err() == nil {
 			out.Error = engine.AsError(err)
 		}
-		return out
+		return out, nil, nil
 	}
 	out.HTTPStatus, out.FinalURL = pg.Status, pg.URL
 	if !pg.IsHTML() {
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
 			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
-		return out
+		return out, pg, nil
 	}
-	raw, err := json.Marshal(h.ex.Extract(htmlextract.ParseString(pg.Body, pg.URL)))
+	doc := htmlextract.ParseString(pg.Body, pg.URL)
+	raw, err := json.Marshal(h.ex.Extract(doc))
 	if err == nil {
 		err = mergeExtracted(raw, out)
 	}
 	if err != nil {
 		out.Error = engine.AsError(err)
-		return out
+		return out, pg, nil
 	}
 	if pg.Status >= 400 {
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
@@ -116,5 +125,5 @@ func (h *httpExtractor) page(ctx context.Context, url string) *pageOut {
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s is larger than %d bytes; only its beginning was read", url, pg.Bytes).
 			WithDetails(map[string]any{"url": url, "reason": fmt.Sprintf("body over %d bytes", pg.Bytes)})
 	}
-	return out
+	return out, pg, doc
 }

@@ -17,14 +17,16 @@ type pageSummary struct {
 	// Meta is the page's meta tags, when the inputs asked for them
 	// (includeMeta); text and links stay in pages.json.
 	Meta map[string]string `json:"meta,omitempty"`
-	// RenderedBy is "browser" or "http" (inputs.render).
-	RenderedBy string        `json:"renderedBy,omitempty"`
-	Error      *engine.Error `json:"error"`
+	// RenderedBy is "browser" or "http" (inputs.render); RenderReason
+	// why render "auto" used the browser.
+	RenderedBy   string        `json:"renderedBy,omitempty"`
+	RenderReason string        `json:"renderReason,omitempty"`
+	Error        *engine.Error `json:"error"`
 }
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Meta: p.Meta, RenderedBy: p.RenderedBy, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
 }
 
 // batchSummary counts the pages.

@@ -58,6 +58,13 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 			return pageDone{out: out, failure: out.Error}, nil
 		}
 	}
+	if in.Render == renderAuto {
+		release, err := r.useAuto(ctx, pool, t.b != nil && t.b.Named(env.SessionID()))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	if err := pool.runList(ctx, r.urls, in.Concurrency); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ const batchInputSchema = `{
         ]
       }
     },
-    "render": {"type": "string", "enum": ["browser", "http"], "default": "browser", "description": "How pages are read: \"browser\" loads each in Chromium (pages built by JavaScript, the default); \"http\" fetches the HTML with an HTTP client and extracts it without a browser (no renderer per page; for server-rendered pages: documentation, articles, listings): the same fields, text, links and meta, but nothing scripts add; in a named session (sessionId) the browser is used."},
+    "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" loads each in Chromium (pages built by JavaScript, the default); \"http\" fetches the HTML with an HTTP client and extracts it without a browser (no renderer per page; for server-rendered pages: documentation, articles, listings): the same fields, text, links and meta, but nothing scripts add; \"auto\" fetches over HTTP and uses the browser only where needed: per host it renders its first 2 pages (and 1 in 20 later ones) both ways and switches a host whose HTML lacks what the browser shows (or is an empty app shell) to the browser; each page says renderedBy and renderReason. Prefer \"auto\" for many pages on sites you do not know (several times faster than \"browser\" on server-rendered sites, the same fields); \"browser\" for a few pages or pages known to need JavaScript. In a named session (sessionId) the browser is used."},
     "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text (at most 20000 characters) in pages.json."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
@@ -63,6 +63,7 @@ const batchResultSchema = `{
           "fields": {"type": "object"},
           "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
+          "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: fields differ (price)\", \"app shell: …\", \"not HTML (…)\")."},
           "error": ` + errorObjectSchema + `
         }
       }

@@ -30,8 +30,11 @@ type pageOut struct {
 	Meta          map[string]string `json:"meta,omitempty"`
 	// RenderedBy says how the page was read: "browser" (Chromium) or
 	// "http" (fetched and parsed without a browser; render "http").
-	RenderedBy string        `json:"renderedBy,omitempty"`
-	Error      *engine.Error `json:"error"`
+	RenderedBy string `json:"renderedBy,omitempty"`
+	// RenderReason says why render "auto" used the browser for this
+	// page (render_auto.go); empty otherwise.
+	RenderReason string        `json:"renderReason,omitempty"`
+	Error        *engine.Error `json:"error"`
 }
 
 // extracted is what the extraction script returns.

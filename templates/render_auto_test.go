@@ -1,0 +1,290 @@
+package templates
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// autoSamples is how many of a static host's n pages render "auto" also
+// renders in the browser: the first autoFirstPages, then every
+// autoSampleEvery-th.
+func autoSamples(n int) int {
+	if n <= autoFirstPages {
+		return n
+	}
+	return autoFirstPages + (n-autoFirstPages)/autoSampleEvery
+}
+
+// Reasons the mixed site's JavaScript hosts give (fixture.Mixed: the app
+// shell has a noscript; the hybrid host's price and tags come from a
+// script).
+const (
+	appReason    = reasonShell + "noscript asks for JavaScript"
+	hybridReason = reasonNeedsJS + "fields differ (price, tags)"
+)
+
+// mixedHost returns the mixed site's host of url.
+func mixedHost(t *testing.T, m *fixture.Mixed, url string) fixture.MixedHost {
+	t.Helper()
+	for _, h := range m.Hosts() {
+		if strings.HasPrefix(url, h.Base+"/") {
+			return h
+		}
+	}
+	t.Fatalf("%s is on none of the mixed hosts", url)
+	return fixture.MixedHost{}
+}
+
+// TestRenderAutoMixedSite: batch_extract_pages render "auto" on the mixed
+// site (two static hosts, an app shell and a host whose price a script
+// fills in) gives every page the fields, title, final URL and status of a
+// browser-only run; the JavaScript hosts' pages are all read by the
+// browser with the host's reason; each static host has exactly
+// autoSamples(n) pages rendered in the browser ("sample"), the others over
+// HTTP; the server sees each static page requested by the browser only
+// when it was sampled, every page over HTTP at most once, and no page of a
+// JavaScript host over HTTP once the host was switched (at most the pages
+// in flight then).
+func TestRenderAutoMixedSite(t *testing.T) {
+	const perHost, conc = 25, 4
+	m := fixture.NewMixed(t)
+	urls := m.URLs(perHost)
+	inputs := func(render string) string {
+		return mustJSON(t, map[string]any{"urls": urls, "render": render, "fields": fixture.MixedFields(),
+			"includeText": false, "concurrency": conc})
+	}
+	autoEnv := newEnv(t, inputs("auto"))
+	autoOut, err := runBatch(t, autoEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type counts struct{ overHTTP, byBrowser int }
+	fetched := map[string]counts{}
+	for _, u := range urls {
+		h := mixedHost(t, m, u)
+		c := counts{}
+		c.overHTTP, c.byBrowser = m.Fetches(h.Base, strings.TrimPrefix(u, h.Base))
+		fetched[u] = c
+	}
+	browserEnv := newEnv(t, inputs("browser"))
+	browserOut, err := runBatch(t, browserEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := autoOut.Result.(batchResult), browserOut.Result.(batchResult)
+	if len(got.Pages) != len(urls) || len(want.Pages) != len(urls) || got.Summary != want.Summary || got.Summary.Failed != 0 {
+		t.Fatalf("auto %+v, browser %+v", got.Summary, want.Summary)
+	}
+
+	mismatches := 0
+	byHost := map[string]map[string]int{} // base → renderedBy/renderReason → pages
+	httpFetchesOfJSHosts := map[string]int{}
+	for i, g := range got.Pages {
+		w := want.Pages[i]
+		if g.URL != w.URL || g.FinalURL != w.FinalURL || g.HTTPStatus != w.HTTPStatus || g.Title != w.Title || !reflect.DeepEqual(g.Fields, w.Fields) {
+			mismatches++
+			t.Errorf("page %s:\nauto    %s\nbrowser %s", g.URL, show(g), show(w))
+		}
+		if w.Fields["name"] == nil || w.Fields["price"] == nil {
+			t.Fatalf("the browser's page %s has no fields: %s", w.URL, show(w))
+		}
+		h := mixedHost(t, m, g.URL)
+		if byHost[h.Base] == nil {
+			byHost[h.Base] = map[string]int{}
+		}
+		byHost[h.Base][g.RenderedBy+"/"+g.RenderReason]++
+		c := fetched[g.URL]
+		switch {
+		case !h.JS() && g.RenderedBy == renderBrowser:
+			if g.RenderReason != reasonSample || c.overHTTP != 1 || c.byBrowser != 1 {
+				t.Errorf("sampled static page %s: reason %q, fetched %+v (want once each way)", g.URL, g.RenderReason, c)
+			}
+		case !h.JS():
+			if g.RenderedBy != renderHTTP || g.RenderReason != "" || c.overHTTP != 1 || c.byBrowser != 0 {
+				t.Errorf("static page %s: renderedBy %q %q, fetched %+v (want once over HTTP only)", g.URL, g.RenderedBy, g.RenderReason, c)
+			}
+		default:
+			if c.overHTTP > 1 || c.byBrowser != 1 {
+				t.Errorf("JavaScript page %s fetched %+v (want once by the browser, at most once over HTTP)", g.URL, c)
+			}
+			httpFetchesOfJSHosts[h.Base] += c.overHTTP
+		}
+	}
+	if mismatches != 0 {
+		t.Fatalf("%d of %d pages differ from the browser-only run", mismatches, len(urls))
+	}
+	for _, h := range m.Hosts() {
+		var wantBy map[string]int
+		switch h.Kind {
+		case fixture.MixedStatic:
+			s := autoSamples(perHost)
+			wantBy = map[string]int{"browser/" + reasonSample: s, "http/": perHost - s}
+		case fixture.MixedApp:
+			wantBy = map[string]int{"browser/" + appReason: perHost}
+		case fixture.MixedHybrid:
+			wantBy = map[string]int{"browser/" + hybridReason: perHost}
+		}
+		if !reflect.DeepEqual(byHost[h.Base], wantBy) {
+			t.Errorf("%s host %s: pages by renderer %v, want %v", h.Kind, h.Base, byHost[h.Base], wantBy)
+		}
+		if n := httpFetchesOfJSHosts[h.Base]; h.JS() && (n < 1 || n > conc) {
+			t.Errorf("%s host %s: %d pages fetched over HTTP, want 1..%d (the pages in flight when it switched)", h.Kind, h.Base, n, conc)
+		}
+	}
+	t.Logf("renderers by host: %v; HTTP fetches of the JavaScript hosts: %v", byHost, httpFetchesOfJSHosts)
+}
+
+// TestRenderAutoResume: an auto run stopped after 16 pages (the first 4
+// of each host, one at a time) and resumed fetches none of them again,
+// and the resumed attempt keeps the host decisions its checkpoints show:
+// no page of a JavaScript host is fetched over HTTP any more, and a
+// static host's sampling goes on from where it was (its last page is its
+// one sample in the resumed attempt).
+func TestRenderAutoResume(t *testing.T) {
+	// Each static host's last page is the autoSampleEvery-th after its
+	// first ones: due for a sample.
+	const perHost, stopAt = autoFirstPages + autoSampleEvery, 16
+	m := fixture.NewMixed(t)
+	urls := m.URLs(perHost)
+	inputs := mustJSON(t, map[string]any{"urls": urls, "render": "auto", "fields": fixture.MixedFields(),
+		"includeText": false, "concurrency": 1})
+	tpl := NewBatchExtractPages(testManager(t))
+	first := newEnv(t, inputs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := errors.New("stopped by the test")
+	first.onCheckpoint = func(n int) {
+		if n == stopAt {
+			cancel(stop)
+		}
+	}
+	if err := tpl.Check(first.inputs, first.profile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tpl.Run(ctx, first); !errors.Is(err, stop) {
+		t.Fatalf("stopped run returned %v", err)
+	}
+	first.mu.Lock()
+	done := append([]engine.Item(nil), first.items...)
+	first.mu.Unlock()
+	if len(done) != stopAt {
+		t.Fatalf("%d checkpoints, want %d", len(done), stopAt)
+	}
+	before := map[string][2]int{}
+	for _, u := range urls {
+		h := mixedHost(t, m, u)
+		a, b := m.Fetches(h.Base, strings.TrimPrefix(u, h.Base))
+		before[u] = [2]int{a, b}
+	}
+
+	second := newEnv(t, inputs)
+	second.done = map[string]engine.Item{}
+	for _, it := range done {
+		second.done[it.Key] = it
+	}
+	out, err := runBatch(t, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result.(batchResult)
+	if res.Summary.Total != len(urls) || res.Summary.Succeeded != len(urls) || len(second.items) != len(urls)-stopAt {
+		t.Fatalf("resumed: %+v, %d new checkpoints", res.Summary, len(second.items))
+	}
+	samples := map[string]int{}
+	for _, p := range res.Pages {
+		h := mixedHost(t, m, p.URL)
+		a, b := m.Fetches(h.Base, strings.TrimPrefix(p.URL, h.Base))
+		_, wasDone := second.done[p.URL]
+		switch {
+		case wasDone && (a != before[p.URL][0] || b != before[p.URL][1]):
+			t.Errorf("checkpointed page %s fetched again", p.URL)
+		case !wasDone && h.JS() && (a != 0 || b != 1 || p.RenderedBy != renderBrowser):
+			t.Errorf("resumed page %s of the %s host: fetched %d over HTTP, %d by the browser, renderedBy %q (want the browser only)", p.URL, h.Kind, a, b, p.RenderedBy)
+		case !wasDone && !h.JS() && p.RenderedBy == renderBrowser:
+			samples[h.Base]++
+		}
+		if name, _ := p.Fields["name"].(string); p.Title != name+" | Mixed shop" || p.Fields["price"] == "…" {
+			t.Errorf("page %s: %s", p.URL, show(p))
+		}
+		if h.Kind == fixture.MixedHybrid && p.RenderReason != hybridReason || h.Kind == fixture.MixedApp && p.RenderReason != appReason {
+			t.Errorf("page %s of the %s host: reason %q", p.URL, h.Kind, p.RenderReason)
+		}
+	}
+	for _, h := range m.Hosts() {
+		// 4 pages done (2 samples, 2 over HTTP): of the others only the
+		// last is due for a sample.
+		if !h.JS() && samples[h.Base] != 1 {
+			t.Errorf("static host %s: %d samples in the resumed attempt, want 1", h.Base, samples[h.Base])
+		}
+	}
+}
+
+// TestRenderAutoWithoutBrowser: a resumed auto run whose remaining pages
+// are all on a host whose samples already matched, and none of which is
+// due for a sample, is served entirely over HTTP: it runs with no browser
+// at all (the session is opened only when a page needs it).
+func TestRenderAutoWithoutBrowser(t *testing.T) {
+	m := fixture.NewMixed(t)
+	base := m.Hosts()[0].Base
+	var urls []string
+	for n := 0; n < 8; n++ {
+		urls = append(urls, fmt.Sprintf("%s/mixed/%d", base, n))
+	}
+	inputs := mustJSON(t, map[string]any{"urls": urls, "render": "auto", "fields": fixture.MixedFields(), "concurrency": 1})
+	first := newEnv(t, inputs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := errors.New("stopped by the test")
+	first.onCheckpoint = func(n int) {
+		if n == 3 {
+			cancel(stop)
+		}
+	}
+	if _, err := NewBatchExtractPages(testManager(t)).Run(ctx, first); !errors.Is(err, stop) {
+		t.Fatalf("stopped run returned %v", err)
+	}
+	second := newEnv(t, inputs)
+	second.done = map[string]engine.Item{}
+	for _, it := range first.items {
+		second.done[it.Key] = it
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer rcancel()
+	out, err := NewBatchExtractPages(nil).Run(rctx, second) // no browser
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result.(batchResult)
+	by := map[string]int{}
+	for _, p := range res.Pages {
+		by[p.RenderedBy+"/"+p.RenderReason]++
+	}
+	if res.Summary.Succeeded != 8 || !reflect.DeepEqual(by, map[string]int{"browser/sample": 2, "http/": 6}) {
+		t.Fatalf("summary %+v, renderers %v", res.Summary, by)
+	}
+}
+
+func TestHostKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://Example.com/a":          "http://example.com:80",
+		"http://example.com:80/b?c":     "http://example.com:80",
+		"https://example.com/":          "https://example.com:443",
+		"https://example.com:8443/x":    "https://example.com:8443",
+		"http://127.0.0.1:5000/mixed/1": "http://127.0.0.1:5000",
+		"http://[::1]:5000/":            "http://[::1]:5000",
+		"file:///tmp/x.html":            "",
+		"/relative":                     "",
+	} {
+		if got := hostKey(in); got != want {
+			t.Errorf("hostKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
