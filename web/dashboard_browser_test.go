@@ -390,12 +390,13 @@ func TestInFlightAndFinalProgressInChromium(t *testing.T) {
 	page.MustSetViewport(1280, 900, 1, false)
 
 	// Each page commits at once, then waits 3 s for its image: the load
-	// event, which the batch waits for, comes late.
+	// event, which the batch waits for, comes late (images are loaded:
+	// blockResources [] overrides the default that blocks them).
 	var urls []string
 	for i := 1; i <= 4; i++ {
 		urls = append(urls, site.URL("/image?src="+url.QueryEscape("/slow?ms=3000")+fmt.Sprintf("&n=%d", i)))
 	}
-	id := e.submit("batch_extract_pages", map[string]any{"urls": urls, "concurrency": 2})
+	id := e.submit("batch_extract_pages", map[string]any{"urls": urls, "concurrency": 2, "blockResources": []string{}})
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
 	inList := `(u => ` + jsString(strings.Join(urls, "\n")) + `.split('\n').includes(u))`
 	until(t, page, "the tabs' URLs in flight", `() => { const u = [...document.querySelectorAll('#in-flight .in-flight-url')].map(s => s.textContent);
