@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +288,56 @@ func TestHostKey(t *testing.T) {
 		if got := hostKey(in); got != want {
 			t.Errorf("hostKey(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRenderAutoSpeed measures render "auto" against render "browser"
+// (3 paired runs, medians; 400 pages of one static host, then the mixed
+// site's 4 hosts x 50 pages), for choosing autoFirstPages and
+// autoSampleEvery. It runs only with BROWSERTASK_MEASURE_AUTO=1:
+//
+//	BROWSERTASK_MEASURE_AUTO=1 go test -count=1 -run TestRenderAutoSpeed -v ./templates/
+func TestRenderAutoSpeed(t *testing.T) {
+	if os.Getenv("BROWSERTASK_MEASURE_AUTO") != "1" {
+		t.Skip("a measurement: set BROWSERTASK_MEASURE_AUTO=1")
+	}
+	m := fixture.NewMixed(t)
+	var static []string
+	for n := 0; n < 400; n++ {
+		static = append(static, fmt.Sprintf("%s/mixed/%d", m.Hosts()[0].Base, n))
+	}
+	rate := func(urls []string, render string) (float64, int) {
+		env := newEnv(t, mustJSON(t, map[string]any{"urls": urls, "render": render, "fields": fixture.MixedFields(),
+			"includeText": false, "concurrency": 4}))
+		start := time.Now()
+		out, err := runBatch(t, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		overHTTP := 0
+		for _, p := range out.Result.(batchResult).Pages {
+			if p.RenderedBy == renderHTTP {
+				overHTTP++
+			}
+		}
+		return float64(len(urls)) / time.Since(start).Seconds(), overHTTP
+	}
+	rate(static[:20], "browser") // the browser started
+	for _, c := range []struct {
+		name string
+		urls []string
+	}{{"400 static pages", static}, {"mixed site 4x50", m.URLs(50)}} {
+		var ratios []float64
+		var overHTTP int
+		for range 3 {
+			b, _ := rate(c.urls, "browser")
+			a, n := rate(c.urls, "auto")
+			ratios = append(ratios, a/b)
+			overHTTP = n
+			t.Logf("%s: auto %.1f pages/s, browser %.1f pages/s", c.name, a, b)
+		}
+		sort.Float64s(ratios)
+		t.Logf("%s, first %d then 1 in %d: auto %.1fx browser (median), %.1f%% over HTTP",
+			c.name, autoFirstPages, autoSampleEvery, ratios[1], 100*float64(overHTTP)/float64(len(c.urls)))
 	}
 }
