@@ -8,18 +8,15 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// crawlRun is one execution of crawl_site. Pages are visited level by
-// level; links are collected in page order then link order, so the set of
-// pages (and their order) is the same on every attempt: a resumed run
-// replays the crawl, taking pages checkpointed earlier from their items.
+// crawlRun is one execution of crawl_site: a frontier (crawl_frontier.go)
+// feeding a urlPool's workers, each taking the next URL as soon as its tab
+// is free, and one checkpoint per page that also holds what the page
+// added to the frontier, so a resumed attempt rebuilds the frontier from
+// the checkpoints and fetches no finished page again.
 type crawlRun struct {
-	in     *crawlInputs
-	filter *crawlFilter
-	// pool holds every page scheduled so far, level by level in discovery
-	// order; its checkpoints are numbered in visit order.
+	in    *crawlInputs
 	pool  *urlPool
-	pages []*crawlPageOut // by pool index, nil until restored or fetched
-	depth []int           // by pool index
+	front *crawlFrontier
 }
 
 // Run crawls. Errors: STEP_EXECUTION_FAILED (every page failed),
@@ -33,56 +30,53 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	if start == "" {
 		start = in.StartURL
 	}
-	r := &crawlRun{in: in, filter: newCrawlFilter(in, start, urlPolicy(t.b, env.Profile()))}
-	r.pool = &urlPool{env: env, indexByDone: true, growing: true, setup: in.resourceBlocking.setup(),
-		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") },
-		work: func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
-			out, err := r.fetch(ctx, tb, url, r.depth[i])
-			if err != nil {
-				return pageDone{}, err
-			}
-			r.pages[i] = out
-			return pageDone{out: out, failure: out.Error}, nil
-		}}
+	pol := urlPolicy(t.b, env.Profile())
+	filter := newCrawlFilter(in, start, pol)
+	// Links are always extracted: they are the frontier. Checkpoints and
+	// pages.json keep them only when the inputs ask for them.
+	opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta,
+		MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
+	r := &crawlRun{in: in}
+	r.pool = &urlPool{env: env, indexByDone: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
+		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
+	r.front = newCrawlFrontier(r.pool, in.MaxPages, *in.MaxDepth, filter.follow)
+	r.pool.feed = r.front.next
+
+	// r.pool.work is the one place where a page is read, chosen here by
+	// inputs.render. It returns the page (*pageOut) with its own failure;
+	// r.finished adds its depth and the links it gives the frontier. The
+	// browser reads a page as batch_extract_pages does (one round trip for
+	// the load and the extraction).
+	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad}, pol: pol, opts: opts}
+	if br.expr, err = extractExpr(opts); err != nil {
+		return nil, err
+	}
+	r.pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
+		out, err := br.fetch(ctx, tb, url)
+		if err != nil {
+			return pageDone{}, err
+		}
+		return pageDone{out: out, failure: out.Error}, nil
+	}
 	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
-		// Links are always extracted: they are the frontier.
-		opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta,
-			MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
-		h, err := newHTTPExtractor(urlPolicy(t.b, env.Profile()), opts, timeoutDur(in.PerPageTimeoutMs))
+		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs))
 		if err != nil {
 			return nil, err
 		}
 		defer h.close()
 		r.pool.noTab = true
-		r.pool.work = func(ctx context.Context, _ *browser.Tab, i int, url string) (pageDone, error) {
-			out := &crawlPageOut{pageOut: *h.page(ctx, url), Depth: r.depth[i]}
-			r.pages[i] = out
+		r.pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
+			out := h.page(ctx, url)
 			return pageDone{out: out, failure: out.Error}, nil
 		}
 	}
-	seen := map[string]bool{start: true}
-	r.schedule([]string{start}, 0)
-	for depth, first := 0, 0; first < len(r.pages); depth++ {
-		end := len(r.pages)
+
+	r.front.rebuild(start, env.Done())
+	env.SetProgress(r.pool.progress())
+	if r.front.queued() > 0 {
 		if err := r.pool.run(ctx, in.Concurrency); err != nil {
 			return nil, err
 		}
-		var next []string
-		if depth < *in.MaxDepth {
-			for i := first; i < end; i++ {
-				for _, l := range r.page(i).Links {
-					n := normalizeLink(l.Href)
-					if n == "" || seen[n] || end+len(next) >= in.MaxPages || !r.filter.follow(n) {
-						continue
-					}
-					seen[n] = true
-					next = append(next, n)
-				}
-			}
-		}
-		r.schedule(next, depth+1)
-		env.SetProgress(r.pool.progress())
-		first = end
 	}
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
@@ -96,59 +90,55 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	return r.finish(ctx, env)
 }
 
-// schedule adds the pages of the next level.
-func (r *crawlRun) schedule(urls []string, depth int) {
-	r.pool.add(urls...)
-	for range urls {
-		r.pages = append(r.pages, nil)
-		r.depth = append(r.depth, depth)
+// finished turns a page read by pool.work into its checkpoint: the page
+// with its depth, its links only when asked for, and its frontier record
+// (crawlFrontier.finish); the links it adds are queued once the
+// checkpoint is stored.
+func (r *crawlRun) finished(i int, done pageDone) (pageDone, func()) {
+	cp := &crawlCheckpoint{}
+	switch p := done.out.(type) {
+	case *pageOut:
+		cp.pageOut = *p
+	case *crawlPageOut:
+		cp.crawlPageOut = *p
+	default:
+		// Not a page: checkpointed as one without links, so the frontier
+		// still counts it finished.
+		r.pool.mu.Lock()
+		cp.URL, cp.Fields = r.pool.urls[i], map[string]any{}
+		r.pool.mu.Unlock()
 	}
+	queue := r.front.finish(i, cp)
+	if !r.in.IncludeLinks {
+		cp.Links = nil
+	}
+	return pageDone{out: cp, failure: done.failure}, queue
 }
 
-// page returns the i-th page, decoding it from an earlier attempt's
-// checkpoint when this attempt did not fetch it.
+// page returns the i-th page from its checkpoint (this attempt's or an
+// earlier one's).
 func (r *crawlRun) page(i int) *crawlPageOut {
-	if r.pages[i] == nil {
-		p := &crawlPageOut{}
-		if json.Unmarshal(r.pool.outputs[i], p) != nil || p.URL == "" {
-			p = &crawlPageOut{pageOut: pageOut{URL: r.pool.urls[i], Fields: map[string]any{}}, Depth: r.depth[i]}
-		}
-		if p.Error == nil {
-			p.Error = r.pool.errs[i]
-		}
-		r.pages[i] = p
+	r.pool.mu.Lock()
+	raw, url, pageErr := r.pool.outputs[i], r.pool.urls[i], r.pool.errs[i]
+	r.pool.mu.Unlock()
+	p := &crawlPageOut{}
+	if json.Unmarshal(raw, p) != nil || p.URL == "" {
+		p = &crawlPageOut{pageOut: pageOut{URL: url, Fields: map[string]any{}}}
 	}
-	return r.pages[i]
+	p.Depth = r.front.depth(i)
+	if p.Error == nil {
+		p.Error = pageErr
+	}
+	if !r.in.IncludeLinks {
+		p.Links = nil
+	}
+	return p
 }
 
-// fetch loads and extracts one page (links always, for the frontier).
-func (r *crawlRun) fetch(ctx context.Context, tb *browser.Tab, u string, depth int) (*crawlPageOut, error) {
-	out := &crawlPageOut{pageOut: pageOut{URL: u, Fields: map[string]any{}, RenderedBy: renderBrowser}, Depth: depth}
-	lp, fatal := loadPage(ctx, tb, u, r.in.WaitFor, r.in.PerPageTimeoutMs)
-	out.HTTPStatus, out.FinalURL, out.Error = lp.nav.Status, lp.nav.FinalURL, lp.failure
-	if fatal != nil {
-		return nil, fatal
-	}
-	if lp.nav.Status == 0 && lp.failure != nil {
-		return out, nil // nothing arrived: nothing to extract
-	}
-	opts := extractOptions{Fields: r.in.Fields, Text: r.in.IncludeText, Links: true, Meta: r.in.IncludeMeta,
-		MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
-	xctx, cancel := context.WithTimeout(ctx, timeoutDur(r.in.PerPageTimeoutMs))
-	err := extractFailure(ctx, xctx, extract(xctx, tb, opts, &out.pageOut), u, r.in.PerPageTimeoutMs)
-	cancel()
-	if err != nil && out.Error == nil && ctx.Err() == nil {
-		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError {
-			return nil, e
-		}
-		out.Error = e
-	}
-	return out, nil
-}
-
-// finish writes pages.json and the result. Errors: STEP_EXECUTION_FAILED
-// when no page succeeded, EXECUTION_ERROR, ctx's cause.
+// finish writes pages.json and the result, the pages in breadth-first
+// order (depth, then the order they were found). Errors:
+// STEP_EXECUTION_FAILED when no page succeeded, EXECUTION_ERROR, ctx's
+// cause.
 func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 	type summaryPage struct {
 		pageSummary
@@ -160,16 +150,16 @@ func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome,
 		ArtifactID string        `json:"artifactId"`
 	}{Pages: []summaryPage{}}
 	var tally pageTally
-	for i := range r.pages {
+	order := r.front.order()
+	pages := make([]*crawlPageOut, 0, len(order))
+	for _, i := range order {
 		p := r.page(i)
-		if !r.in.IncludeLinks {
-			p.Links = nil
-		}
+		pages = append(pages, p)
 		res.Pages = append(res.Pages, summaryPage{summaryOf(&p.pageOut), p.Depth})
 		tally.count(p.Error, map[string]any{"url": p.URL})
 	}
 	res.Summary = tally.batchSummary
-	id, err := putPagesJSON(ctx, env, r.pages)
+	id, err := putPagesJSON(ctx, env, pages)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ const crawlInputSchema = `{
   "type": "object", "additionalProperties": false, "required": ["startUrl"],
   "properties": {
     "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Absolute http(s) URL where the crawl starts (depth 0)."},
-    "maxPages": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Most pages visited (at most the server's maxUrls)."},
+    "maxPages": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 50, "description": "Most pages visited. The server's maxUrls (1000 unless its config says otherwise) applies: a larger value is refused with INVALID_PARAMETER."},
     "maxDepth": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "Most link hops from the start page."},
     "sameOrigin": {"type": "boolean", "default": true, "description": "Follow only links to the start page's origin."},
     "include": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
@@ -84,7 +84,7 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 		TemplateID: "crawl_site", Version: 1, Versions: []int{1},
 		Title: "Crawl a website",
 		Description: "Starts at startUrl and follows links breadth first: the start page is depth 0, its links depth 1, " +
-			"and so on up to maxDepth (default 10), visiting at most maxPages pages (default 50, at most maxUrls), " +
+			"and so on up to maxDepth (default 10), visiting at most maxPages pages (default 50, at most the server's maxUrls), " +
 			"by default only on the start page's origin (sameOrigin), optionally filtered by include/exclude URL globs " +
 			"(* = any characters). Each page gets the same output as batch_extract_pages (final URL, HTTP status, " +
 			"title, fields, optional text, links, meta) plus its depth; pages.json holds everything. Use it to " +
@@ -130,7 +130,7 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 		return err
 	}
 	if p.MaxURLs > 0 && in.MaxPages > p.MaxURLs {
-		return engine.Errorf(engine.InvalidParameter, "inputs.maxPages: %d exceeds this server's maxUrls %d", in.MaxPages, p.MaxURLs).
+		return engine.Errorf(engine.InvalidParameter, "inputs.maxPages: %d exceeds this server's maxUrls %d; ask for at most %d pages (or raise maxUrls in the server's config)", in.MaxPages, p.MaxURLs, p.MaxURLs).
 			WithDetails(map[string]any{"field": "inputs.maxPages", "maxUrls": p.MaxURLs})
 	}
 	if err := checkConcurrency(in.Concurrency, p); err != nil {
@@ -180,14 +180,20 @@ func globMatch(glob, url string) bool {
 	return gi == len(g)
 }
 
-// normalizeLink returns an absolute http(s) URL without its fragment, or
-// "" for anything else (mailto:, javascript:, unparsable).
+// normalizeLink returns an absolute http(s) URL without its fragment,
+// with a lower-case host and no default port, or "" for anything else
+// (mailto:, javascript:, unparsable). The crawl's frontier deduplicates by
+// it.
 func normalizeLink(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ""
 	}
 	u.Fragment, u.RawFragment = "", ""
+	u.Host = strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		u.Host = strings.TrimSuffix(u.Host, ":"+p)
+	}
 	if u.Path == "" {
 		u.Path = "/"
 	}

@@ -24,10 +24,10 @@ type pageDone struct {
 }
 
 // urlPool runs urlWork over a list of URLs with reused tabs, checkpointing
-// every URL (item key = the URL) so a resumed run skips the ones done. The
-// list may grow between runs: batch_extract_pages, screenshot_pages and
-// save_pdf add every URL at once, crawl_site adds each level's links once
-// the level is done.
+// every URL (item key = the URL) so a resumed run skips the ones done.
+// batch_extract_pages, screenshot_pages and save_pdf add every URL at once
+// (runList); crawl_site's frontier grows the list while pages finish and
+// hands the workers their URLs itself (feed).
 type urlPool struct {
 	env   engine.Env
 	setup func(ctx context.Context, tb *browser.Tab) error
@@ -44,6 +44,18 @@ type urlPool struct {
 	// noTab runs work with a nil tab and no session: pages fetched
 	// without the browser (render "http").
 	noTab bool
+	// feed, when set, hands the workers the index of the next URL to do
+	// instead of the added list: it blocks until one is ready and reports
+	// false once there are none left or ctx ended (crawl_site's frontier,
+	// which adds URLs while pages finish). run then neither restores nor
+	// queues anything itself.
+	feed func(ctx context.Context) (int, bool)
+	// finished, when set, sees each page's result before it is
+	// checkpointed and returns what to checkpoint, plus a function run
+	// once the checkpoint is stored (nil: none). crawl_site records there
+	// the links the page gives the frontier and queues them only once the
+	// page's checkpoint holds them.
+	finished func(i int, done pageDone) (pageDone, func())
 
 	sess    *browser.Session
 	pending int // urls[pending:] were added but not yet restored or queued
@@ -81,13 +93,25 @@ func (u *urlPool) restore() {
 			u.todo = append(u.todo, i)
 			continue
 		}
-		u.outputs[i], u.errs[i] = it.Output, itemError(it)
-		u.done++
-		if u.errs[i] != nil {
-			u.failed++
-		}
+		u.restoredLocked(i, it)
 	}
 	u.pending = len(u.urls)
+}
+
+// restored counts the i-th URL as done by an earlier attempt, whose
+// checkpoint it is (crawl_site's frontier, rebuilding itself).
+func (u *urlPool) restored(i int, it engine.Item) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.restoredLocked(i, it)
+}
+
+func (u *urlPool) restoredLocked(i int, it engine.Item) {
+	u.outputs[i], u.errs[i] = it.Output, itemError(it)
+	u.done++
+	if u.errs[i] != nil {
+		u.failed++
+	}
 }
 
 // runList runs a fixed list: it adds urls, reports the progress of the
@@ -101,16 +125,33 @@ func (u *urlPool) runList(ctx context.Context, urls []string, n int) error {
 }
 
 // run restores what it can and processes every other added URL with n
-// workers, returning once they are done. Errors: the first fatal error, or
+// workers, returning once they are done; with a feed it does the URLs the
+// feed hands out until it has none left. Errors: the first fatal error, or
 // ctx's cause once ctx ends.
 func (u *urlPool) run(ctx context.Context, n int) error {
-	u.restore()
-	todo := u.todo
-	u.todo = nil
-	if len(todo) == 0 {
-		return nil
+	var (
+		todo    []int
+		workers = n
+		next    = u.feed
+	)
+	if next == nil {
+		u.restore()
+		todo = u.todo
+		u.todo = nil
+		if len(todo) == 0 {
+			return nil
+		}
+		workers = min(n, len(todo))
+		jobs := make(chan int, len(todo))
+		for _, i := range todo {
+			jobs <- i
+		}
+		close(jobs)
+		next = func(context.Context) (int, bool) {
+			i, ok := <-jobs
+			return i, ok
+		}
 	}
-	workers := min(n, len(todo))
 	if !u.noTab {
 		if u.sess == nil {
 			s, err := u.open()
@@ -121,11 +162,6 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 		}
 		workers = min(workers, u.sess.MaxTabs())
 	}
-	jobs := make(chan int, len(todo))
-	for _, i := range todo {
-		jobs <- i
-	}
-	close(jobs)
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
@@ -137,7 +173,7 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := u.worker(wctx, jobs); err != nil {
+			if err := u.worker(wctx, next); err != nil {
 				once.Do(func() { firstErr = err })
 				cancel(err)
 			}
@@ -150,17 +186,19 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 	return firstErr
 }
 
-// worker handles jobs with one tab, replacing it after a renderer crash or
-// when it no longer answers after a failed page (Tab.Healthy).
-func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
+// worker does the URLs next hands it with one tab (taken once it has a
+// URL), replacing the tab after a renderer crash or when it no longer
+// answers after a failed page (Tab.Healthy).
+func (u *urlPool) worker(ctx context.Context, next func(context.Context) (int, bool)) error {
 	var tb *browser.Tab
 	defer func() {
 		if tb != nil {
 			tb.Release(true)
 		}
 	}()
-	for i := range jobs {
-		if ctx.Err() != nil {
+	for {
+		i, ok := next(ctx)
+		if !ok || ctx.Err() != nil {
 			return nil
 		}
 		if tb == nil && !u.noTab {
@@ -192,11 +230,17 @@ func (u *urlPool) worker(ctx context.Context, jobs <-chan int) error {
 			tb.Release(false)
 			tb = nil
 		}
+		var stored func()
+		if u.finished != nil {
+			done, stored = u.finished(i, done)
+		}
 		if err := u.record(ctx, i, url, done); err != nil {
 			return err
 		}
+		if stored != nil {
+			stored()
+		}
 	}
-	return nil
 }
 
 // record checkpoints one URL.
