@@ -56,12 +56,15 @@ type options struct {
 	livePages  int
 	// blockingPages is the page count of scenario 9 (blocking.go).
 	blockingPages int
+	// crawlPages is the page count of scenario 10 (crawl.go).
+	crawlPages int
 }
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,blocking,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, blocking, memory (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, blocking, crawl, memory (and the diagnostic browsercost)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
+	flag.IntVar(&o.crawlPages, "crawl-pages", 2000, "pages crawl_site visits on the generated site (scenario 10; at most 2000)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
 	flag.IntVar(&o.blockingPages, "blocking-pages", 300, "pages with images and a web font per run in the resource blocking scenario (blocking)")
 	flag.IntVar(&o.repeats, "repeats", 4, "repeats of the extraction pair, alternating which side goes first (the median is reported; even counts balance the order)")
@@ -100,6 +103,7 @@ type results struct {
 	render   *renderResult
 	memory   *memoryResult
 	blocking *blockingResult
+	crawl    *crawlResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -182,6 +186,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[9] resource blocking: %d pages with images and a web font, %d tabs, %d repeats: default blockResources, [], bare go-rod\n", o.blockingPages, o.tabs, o.repeats)
 		if res.blocking, err = benchBlocking(ctx, o, log, out); err != nil {
 			return fmt.Errorf("blocking: %w", err)
+		}
+	}
+	if want["crawl"] {
+		fmt.Fprintf(out, "[10] crawl_site: %d pages of a generated site, %d tabs, render auto and browser\n", o.crawlPages, o.tabs)
+		if res.crawl, err = benchCrawl(ctx, o, log, out); err != nil {
+			return fmt.Errorf("crawl: %w", err)
 		}
 	}
 	if want["memory"] {

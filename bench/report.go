@@ -46,6 +46,10 @@ func printSummary(w io.Writer, o *options, r *results) {
 	if b := r.blocking; b != nil {
 		printBlocking(w, b)
 	}
+	if c := r.crawl; c != nil {
+		fmt.Fprintf(w, "10. crawl_site, %d pages of a generated site, %d tabs: render \"auto\" %.1f pages/s with %.0f%% over HTTP, render \"browser\" %.1f pages/s → %.1f×\n",
+			c.Pages, c.Tabs, c.AutoRate, c.AutoHTTP*100, c.BrowserRate, c.Ratio)
+	}
 	if m := r.memory; m != nil {
 		fmt.Fprintf(w, "11. memory in one batch_extract_pages of %d pages: daemon VmRSS %.1f MB after %d pages, %.1f MB after %d → %.2f×; Chromium PSS %.1f MB (%d processes) → %.1f MB (%d) → %.2f× (target ≤ 1.5 both: %s)\n",
 			m.Pages, m.DaemonEarlyMB, m.EarlyAt, m.DaemonLateMB, m.LateAt, m.DaemonRatio, m.BrowserEarlyMB, m.BrowserProcsEarly, m.BrowserLate, m.ProcsLate,

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// crawlResult holds scenario 10's figures: crawl_site over the fixture's
+// generated 2000-page site with render "auto" and with the browser.
+type crawlResult struct {
+	Pages, Tabs        int
+	AutoRate, AutoHTTP float64 // pages/s, share read over HTTP
+	BrowserRate        float64
+	Ratio              float64
+}
+
+// benchCrawl crawls internal/fixture's big site (BigSitePages linked
+// documentation-like pages) from /big/0 with maxPages = every page, once
+// with render "auto" and once with render "browser", through MCP against
+// an in-process daemon whose maxUrls admits the whole site.
+func benchCrawl(ctx context.Context, o *options, log *slog.Logger, out io.Writer) (*crawlResult, error) {
+	site := fixture.Start()
+	defer site.Close()
+	dir, err := os.MkdirTemp("", "browsertask-bench-crawl-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cfg := engine.DefaultConfig()
+	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
+	cfg.MaxURLs = max(cfg.MaxURLs, o.crawlPages)
+	srv, err := startInproc(ctx, dir, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	cl, err := connectHTTP(ctx, srv.endpoint())
+	if err != nil {
+		return nil, err
+	}
+	defer cl.close()
+	res := &crawlResult{Pages: o.crawlPages, Tabs: o.tabs}
+	for _, render := range []string{"auto", "browser"} {
+		rate, share, err := crawlOnce(ctx, cl, site.URL("/big/0"), o.crawlPages, o.tabs, render)
+		if err != nil {
+			return nil, fmt.Errorf("crawl (%s): %w", render, err)
+		}
+		fmt.Fprintf(out, "  render %s: %.1f pages/s, %.0f%% over HTTP\n", render, rate, share*100)
+		if render == "auto" {
+			res.AutoRate, res.AutoHTTP = rate, share
+		} else {
+			res.BrowserRate = rate
+		}
+	}
+	res.Ratio = ratio(res.AutoRate, res.BrowserRate)
+	return res, nil
+}
+
+// crawlOnce runs one crawl_site through MCP and returns its pages/s (from
+// the submission to the last byte of pages.json) and the share of pages
+// read over HTTP. Every page must be found and none may fail.
+func crawlOnce(ctx context.Context, cl *client, start string, pages, tabs int, render string) (float64, float64, error) {
+	t0 := time.Now()
+	id, err := cl.submitAsync(ctx, "crawl_site", map[string]any{
+		"startUrl": start, "maxPages": pages, "maxDepth": 100, "concurrency": tabs, "render": render,
+		"fields": map[string]any{"name": "#name"},
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	got, err := finishedPages(ctx, cl, id, pages)
+	if err != nil {
+		return 0, 0, err
+	}
+	elapsed := time.Since(t0)
+	overHTTP := 0
+	for i, raw := range got {
+		var p struct {
+			RenderedBy string         `json:"renderedBy"`
+			Fields     map[string]any `json:"fields"`
+			Error      any            `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return 0, 0, fmt.Errorf("page %d: %w", i, err)
+		}
+		if p.Error != nil || p.Fields["name"] == nil {
+			return 0, 0, fmt.Errorf("page %d: error %v, name %v", i, p.Error, p.Fields["name"])
+		}
+		if p.RenderedBy == "http" {
+			overHTTP++
+		}
+	}
+	return float64(pages) / elapsed.Seconds(), float64(overHTTP) / float64(pages), nil
+}
