@@ -232,8 +232,10 @@ func (a *autoRender) page(ctx context.Context, url string) (*pageOut, error) {
 	}
 	switch {
 	case pg == nil:
-		if ne, ok := out.Error.Details["netError"].(string); ok && out.Error.Code == engine.StepExecutionFailed {
-			return a.viaBrowser(ctx, url, "HTTP fetch failed ("+ne+")")
+		if e := out.Error; e != nil && e.Code == engine.StepExecutionFailed {
+			if ne, ok := e.Details["netError"].(string); ok {
+				return a.viaBrowser(ctx, url, "HTTP fetch failed ("+ne+")")
+			}
 		}
 		return out, nil
 	case !pg.IsHTML():

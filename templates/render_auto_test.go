@@ -274,6 +274,36 @@ func TestRenderAutoWithoutBrowser(t *testing.T) {
 	}
 }
 
+// TestRenderAutoPageKinds: in auto mode a response that is not HTML goes
+// to the browser without a verdict on its host, a page answering 404 is
+// served over HTTP with its error and is no sample, and the host's first
+// two HTML pages are the samples.
+func TestRenderAutoPageKinds(t *testing.T) {
+	srv := fixture.New(t)
+	urls := []string{srv.URL("/cookies"), srv.URL("/status/404"), srv.URL("/page/1"), srv.URL("/page/2"), srv.URL("/page/3")}
+	env := newEnv(t, mustJSON(t, map[string]any{"urls": urls, "render": "auto", "fields": map[string]any{"name": "#name"}, "concurrency": 1}))
+	out, err := runBatch(t, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range out.Result.(batchResult).Pages {
+		code := ""
+		if p.Error != nil {
+			code = string(p.Error.Code)
+		}
+		got = append(got, fmt.Sprintf("%s/%s/%v/%s", p.RenderedBy, p.RenderReason, p.Fields["name"], code))
+	}
+	want := []string{"browser/not HTML (text/plain)/<nil>/", "http//Status 404/STEP_EXECUTION_FAILED",
+		"browser/sample/Item 1/", "browser/sample/Item 2/", "http//Item 3/"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("pages:\n%q\nwant\n%q", got, want)
+	}
+	if srv.Hits("/page/3") != 1 || srv.Hits("/page/1") != 2 || srv.Hits("/status/404") != 1 {
+		t.Fatalf("hits /page/1 %d, /page/3 %d, /status/404 %d", srv.Hits("/page/1"), srv.Hits("/page/3"), srv.Hits("/status/404"))
+	}
+}
+
 func TestHostKey(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://Example.com/a":          "http://example.com:80",
