@@ -58,12 +58,15 @@ type options struct {
 	blockingPages int
 	// crawlPages is the page count of scenario 10 (crawl.go).
 	crawlPages int
+	// mixedPages is scenario 8's pages per host of the mixed site.
+	mixedPages int
 }
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, blocking, crawl, memory (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory (and the diagnostic browsercost)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
+	flag.IntVar(&o.mixedPages, "mixed-pages", 100, "pages per host of the mixed site (4 hosts) in scenario 8")
 	flag.IntVar(&o.crawlPages, "crawl-pages", 2000, "pages crawl_site visits on the generated site (scenario 10; at most 2000)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
 	flag.IntVar(&o.blockingPages, "blocking-pages", 300, "pages with images and a web font per run in the resource blocking scenario (blocking)")
@@ -104,6 +107,7 @@ type results struct {
 	memory   *memoryResult
 	blocking *blockingResult
 	crawl    *crawlResult
+	mixed    *mixedResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -186,6 +190,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[9] resource blocking: %d pages with images and a web font, %d tabs, %d repeats: default blockResources, [], bare go-rod\n", o.blockingPages, o.tabs, o.repeats)
 		if res.blocking, err = benchBlocking(ctx, o, log, out); err != nil {
 			return fmt.Errorf("blocking: %w", err)
+		}
+	}
+	if want["mixed"] {
+		fmt.Fprintf(out, "[8] mixed site: %d pages per host × 4 hosts (half built by JavaScript), %d tabs, %d repeats: render auto vs browser\n", o.mixedPages, o.tabs, o.repeats)
+		if res.mixed, err = benchMixed(ctx, o, log, out); err != nil {
+			return fmt.Errorf("mixed: %w", err)
 		}
 	}
 	if want["crawl"] {

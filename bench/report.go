@@ -46,6 +46,10 @@ func printSummary(w io.Writer, o *options, r *results) {
 	if b := r.blocking; b != nil {
 		printBlocking(w, b)
 	}
+	if x := r.mixed; x != nil {
+		fmt.Fprintf(w, "8. batch_extract_pages, mixed site (%d pages on 4 hosts, 2 built by JavaScript), %d tabs, median of %d: render \"auto\" %.1f pages/s (%.0f%% over HTTP), render \"browser\" %.1f pages/s → %.2f× (target ≥ 1.8: %s); pages whose title or fields differ: %d (target 0: %s)\n",
+			x.Pages, x.Tabs, len(x.Auto), x.AutoMed, x.AutoHTTP*100, x.BrowserMd, x.Ratio, verdict(x.Ratio >= 1.8), x.Mismatches, verdict(x.Mismatches == 0))
+	}
 	if c := r.crawl; c != nil {
 		fmt.Fprintf(w, "10. crawl_site, %d pages of a generated site, %d tabs: render \"auto\" %.1f pages/s with %.0f%% over HTTP, render \"browser\" %.1f pages/s → %.1f×\n",
 			c.Pages, c.Tabs, c.AutoRate, c.AutoHTTP*100, c.BrowserRate, c.Ratio)
