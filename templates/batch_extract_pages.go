@@ -61,7 +61,8 @@ type batchInputs struct {
 	IncludeText  *bool                `json:"includeText"`
 	IncludeLinks bool                 `json:"includeLinks"`
 	IncludeMeta  bool                 `json:"includeMeta"`
-	// Render is "browser" (default) or "http" (batch_extract_http.go).
+	// Render is "browser" (default), "http" (batch_extract_http.go) or
+	// "auto" (render_auto.go).
 	Render string `json:"render"`
 	pageLoad
 	resourceBlocking

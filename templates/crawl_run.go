@@ -70,6 +70,13 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 			return pageDone{out: out, failure: out.Error}, nil
 		}
 	}
+	if in.Render == renderAuto {
+		release, err := br.useAuto(ctx, r.pool, t.b != nil && t.b.Named(env.SessionID()))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 
 	r.front.rebuild(start, env.Done())
 	env.SetProgress(r.pool.progress())

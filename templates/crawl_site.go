@@ -33,7 +33,8 @@ type crawlInputs struct {
 	IncludeText  bool                 `json:"includeText"`
 	IncludeLinks bool                 `json:"includeLinks"`
 	IncludeMeta  bool                 `json:"includeMeta"`
-	// Render is "browser" (default) or "http" (batch_extract_http.go).
+	// Render is "browser" (default), "http" (batch_extract_http.go) or
+	// "auto" (render_auto.go).
 	Render string `json:"render"`
 	pageLoad
 	resourceBlocking
@@ -59,7 +60,7 @@ const crawlInputSchema = `{
     "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
     "blockResources": ` + blockResourcesSchema + `,
-    "render": {"type": "string", "enum": ["browser", "http"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default) or \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add; in a named session the browser is used)."},
+    "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, fields, title and links, and a host whose HTML differs or is an empty app shell is read in the browser from then on; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
     "concurrency": ` + concurrencySchema + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
     "waitFor": ` + waitForSchema + `
@@ -73,7 +74,10 @@ const crawlResultSchema = `{
     "summary": {"type": "object", "required": ["total", "succeeded", "failed"]},
     "pages": {"type": "array", "items": {"type": "object", "required": ["url", "depth", "httpStatus", "error"],
       "properties": {"url": {"type": "string"}, "finalUrl": {"type": "string"}, "httpStatus": {"type": "integer"},
-        "title": {"type": "string"}, "depth": {"type": "integer"}, "fields": {"type": "object"}, "error": ` + errorObjectSchema + `}}},
+        "title": {"type": "string"}, "depth": {"type": "integer"}, "fields": {"type": "object"},
+        "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
+        "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: links differ\", \"app shell: …\")."},
+        "error": ` + errorObjectSchema + `}}},
     "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
   }
 }`

@@ -144,6 +144,161 @@ func TestRenderAutoMixedSite(t *testing.T) {
 	t.Logf("renderers by host: %v; HTTP fetches of the JavaScript hosts: %v", byHost, httpFetchesOfJSHosts)
 }
 
+// TestRenderAutoCrawl: crawl_site render "auto" across the mixed site's
+// four hosts (sameOrigin false, 3 link hops: 36 pages) finds every page a
+// browser would, the app shell's links included (they exist only once its
+// script ran), with the fields the fixture defines; the JavaScript hosts'
+// pages are read by the browser, the static hosts' by HTTP except the
+// samples.
+func TestRenderAutoCrawl(t *testing.T) {
+	m := fixture.NewMixed(t)
+	hosts := m.Hosts()
+	env := newEnv(t, mustJSON(t, map[string]any{"startUrl": hosts[0].Base + "/mixed/0", "render": "auto",
+		"sameOrigin": false, "include": []string{"*/mixed/*"}, "maxDepth": 3, "maxPages": 200,
+		"fields": fixture.MixedFields(), "concurrency": 4}))
+	out, err := runTemplate(t, NewCrawlSite(testManager(t)), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resultOf(t, out)
+	// Depth of /mixed/n on host 0, and on the others (reached from host 0's
+	// page 0): 3 hops reach n <= 14 on host 0, n <= 6 elsewhere.
+	wantPages := map[string]bool{}
+	for i, h := range hosts {
+		last := 6
+		if i == 0 {
+			last = 14
+		}
+		for n := 0; n <= last; n++ {
+			wantPages[fmt.Sprintf("%s/mixed/%d", h.Base, n)] = true
+		}
+	}
+	byHost := map[string]map[string]int{}
+	pages := res["pages"].([]any)
+	for _, raw := range pages {
+		p := raw.(map[string]any)
+		u := p["url"].(string)
+		if !wantPages[u] {
+			t.Fatalf("crawled %s, not one of the %d pages 3 hops reach", u, len(wantPages))
+		}
+		delete(wantPages, u)
+		h := mixedHost(t, m, u)
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(u, h.Base), "/mixed/%d", &n); err != nil {
+			t.Fatal(err)
+		}
+		var next any
+		if 2*n+1 < fixture.MixedPages {
+			next = fmt.Sprintf("%s/mixed/%d", h.Base, 2*n+1)
+		}
+		wantFields := map[string]any{"name": fmt.Sprintf("Item %d", n), "price": fmt.Sprintf("%d.50", n),
+			"sku": fmt.Sprintf("SKU-%04d", n), "tags": []any{"tag-a", "tag-" + string(rune('x'+n%3))}, "next": next}
+		if !reflect.DeepEqual(p["fields"], wantFields) || p["title"] != fmt.Sprintf("Item %d | Mixed shop", n) || p["error"] != nil {
+			t.Errorf("page %s: %s\nwant fields %s", u, show(p), show(wantFields))
+		}
+		reason, _ := p["renderReason"].(string)
+		if byHost[h.Base] == nil {
+			byHost[h.Base] = map[string]int{}
+		}
+		byHost[h.Base][p["renderedBy"].(string)+"/"+reason]++
+		overHTTP, byBrowser := m.Fetches(h.Base, strings.TrimPrefix(u, h.Base))
+		if overHTTP > 1 || byBrowser > 1 || (!h.JS() && (byBrowser == 1) != (reason == reasonSample)) {
+			t.Errorf("page %s (%s/%s) fetched %d times over HTTP, %d by the browser", u, p["renderedBy"], reason, overHTTP, byBrowser)
+		}
+	}
+	if len(wantPages) != 0 {
+		t.Fatalf("the crawl missed %d pages: %v", len(wantPages), wantPages)
+	}
+	for i, h := range hosts {
+		n := 7
+		if i == 0 {
+			n = 15
+		}
+		var wantBy map[string]int
+		switch h.Kind {
+		case fixture.MixedStatic:
+			s := autoSamples(n)
+			wantBy = map[string]int{"browser/" + reasonSample: s, "http/": n - s}
+		case fixture.MixedApp:
+			wantBy = map[string]int{"browser/" + appReason: n}
+		case fixture.MixedHybrid:
+			wantBy = map[string]int{"browser/" + hybridReason: n}
+		}
+		if !reflect.DeepEqual(byHost[h.Base], wantBy) {
+			t.Errorf("%s host %s: pages by renderer %v, want %v", h.Kind, h.Base, byHost[h.Base], wantBy)
+		}
+	}
+}
+
+// TestRenderAutoCrawlResume: a crawl_site auto run stopped after 8
+// pages and resumed fetches none of them again, visits the same 36
+// pages, and keeps its hosts' decisions: a JavaScript host switched in
+// the first attempt has no page fetched over HTTP in the second.
+func TestRenderAutoCrawlResume(t *testing.T) {
+	const stopAt = 8
+	m := fixture.NewMixed(t)
+	hosts := m.Hosts()
+	inputs := mustJSON(t, map[string]any{"startUrl": hosts[0].Base + "/mixed/0", "render": "auto",
+		"sameOrigin": false, "include": []string{"*/mixed/*"}, "maxDepth": 3, "maxPages": 200,
+		"fields": fixture.MixedFields(), "concurrency": 1})
+	tpl := NewCrawlSite(testManager(t))
+	first := newEnv(t, inputs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := errors.New("stopped by the test")
+	first.onCheckpoint = func(n int) {
+		if n == stopAt {
+			cancel(stop)
+		}
+	}
+	if _, err := tpl.Run(ctx, first); !errors.Is(err, stop) {
+		t.Fatalf("stopped crawl returned %v", err)
+	}
+	first.mu.Lock()
+	done := append([]engine.Item(nil), first.items...)
+	first.mu.Unlock()
+	second := newEnv(t, inputs)
+	second.done = map[string]engine.Item{}
+	switched := map[string]bool{} // base → a checkpoint switched it
+	for _, it := range done {
+		second.done[it.Key] = it
+		if p := restorePage(it.Key, it.Output, nil); strings.HasPrefix(p.RenderReason, reasonNeedsJS) || strings.HasPrefix(p.RenderReason, reasonShell) {
+			switched[mixedHost(t, m, it.Key).Base] = true
+		}
+	}
+	if len(done) != stopAt || !switched[hosts[1].Base] {
+		t.Fatalf("%d checkpoints, switched hosts %v (the app host's page 0 is among the first %d pages)", len(done), switched, stopAt)
+	}
+	before := map[string][2]int{}
+	for _, h := range hosts {
+		for n := 0; n < fixture.MixedPages; n++ {
+			a, b := m.Fetches(h.Base, fmt.Sprintf("/mixed/%d", n))
+			before[fmt.Sprintf("%s/mixed/%d", h.Base, n)] = [2]int{a, b}
+		}
+	}
+	out, err := runTemplate(t, tpl, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := resultOf(t, out)["pages"].([]any)
+	if len(pages) != 36 || len(second.items) != 36-stopAt {
+		t.Fatalf("resumed crawl: %d pages, %d new checkpoints", len(pages), len(second.items))
+	}
+	for _, raw := range pages {
+		u := raw.(map[string]any)["url"].(string)
+		h := mixedHost(t, m, u)
+		a, b := m.Fetches(h.Base, strings.TrimPrefix(u, h.Base))
+		da, db := a-before[u][0], b-before[u][1]
+		_, wasDone := second.done[u]
+		switch {
+		case wasDone && (da != 0 || db != 0):
+			t.Errorf("checkpointed page %s fetched again (%d over HTTP, %d by the browser)", u, da, db)
+		case !wasDone && switched[h.Base] && (da != 0 || db != 1):
+			t.Errorf("page %s of a host switched before the stop: %d over HTTP, %d by the browser (want the browser only)", u, da, db)
+		}
+	}
+}
+
 // TestRenderAutoResume: an auto run stopped after 16 pages (the first 4
 // of each host, one at a time) and resumed fetches none of them again,
 // and the resumed attempt keeps the host decisions its checkpoints show:
