@@ -29,23 +29,79 @@ func NewExtractStructured(b *browser.Manager, model modelfill.Sampler) engine.Te
 	return &ExtractStructured{b: b, model: model}
 }
 
-// structuredInputs are extract_structured's validated inputs.
+// structuredInputs are extract_structured's validated inputs: exactly one
+// of URLs (read those pages) and StartURL (discover the pages by crawling
+// from it, within the crawl limits of crawl_site).
 type structuredInputs struct {
-	URLs        []string `json:"urls"`
+	URLs     []string `json:"urls"`
+	StartURL string   `json:"startUrl"`
+	// The crawl limits, with startUrl only (zero or nil: not given; the
+	// defaults are applied by parseStructuredInputs for a crawl).
+	MaxPages    int      `json:"maxPages"`
+	MaxDepth    *int     `json:"maxDepth"`
+	SameOrigin  *bool    `json:"sameOrigin"`
+	Include     []string `json:"include"`
+	Exclude     []string `json:"exclude"`
 	Instruction string   `json:"instruction"`
-	// Render is "browser" (default) or "http": the page's HTML fetched
-	// without a browser (structured data is in the HTML a server sends;
-	// nothing scripts add is seen).
+	// Render is "browser" (default), "http" (the page's HTML fetched
+	// without a browser: structured data is in the HTML a server sends;
+	// nothing scripts add is seen) or "auto" (extract_structured_auto.go).
 	Render string `json:"render"`
 	pageLoad
+	resourceBlocking
 }
 
-// parseStructuredInputs decodes inputs and applies the defaults. Errors:
-// INVALID_PARAMETER.
+// crawling reports whether the run discovers its pages from startUrl.
+func (in *structuredInputs) crawling() bool { return in.StartURL != "" }
+
+// crawlLimits returns the crawl limits as crawl_site's inputs, for its
+// link filter (newCrawlFilter).
+func (in *structuredInputs) crawlLimits() *crawlInputs {
+	return &crawlInputs{StartURL: in.StartURL, MaxPages: in.MaxPages, MaxDepth: in.MaxDepth,
+		SameOrigin: in.SameOrigin, Include: in.Include, Exclude: in.Exclude}
+}
+
+// parseStructuredInputs decodes inputs, checks that exactly one of urls
+// and startUrl is given (and the crawl limits only with startUrl) and
+// applies the defaults. Errors: INVALID_PARAMETER naming the fields and
+// the fix.
 func parseStructuredInputs(raw json.RawMessage) (*structuredInputs, error) {
 	in := &structuredInputs{}
 	if err := decodeInputs(raw, in); err != nil {
 		return nil, err
+	}
+	switch {
+	case len(in.URLs) > 0 && in.StartURL != "":
+		return nil, engine.Errorf(engine.InvalidParameter, "inputs.urls and inputs.startUrl are both given; give exactly one: urls to read exactly those pages, or startUrl to discover the pages by crawling from it").
+			WithDetails(map[string]any{"field": "inputs.startUrl", "fields": []string{"inputs.urls", "inputs.startUrl"}})
+	case len(in.URLs) == 0 && in.StartURL == "":
+		return nil, engine.Errorf(engine.InvalidParameter, "inputs.urls or inputs.startUrl is required; give exactly one: urls (1..maxUrls pages to read) or startUrl (a page to crawl from, with maxPages, maxDepth, sameOrigin, include, exclude)").
+			WithDetails(map[string]any{"field": "inputs.urls", "fields": []string{"inputs.urls", "inputs.startUrl"}})
+	}
+	if !in.crawling() {
+		limits := []struct {
+			name  string
+			given bool
+		}{{"maxPages", in.MaxPages != 0}, {"maxDepth", in.MaxDepth != nil}, {"sameOrigin", in.SameOrigin != nil},
+			{"include", in.Include != nil}, {"exclude", in.Exclude != nil}}
+		for _, l := range limits {
+			if l.given {
+				return nil, engine.Errorf(engine.InvalidParameter, "inputs.%s applies only to a crawl from inputs.startUrl; leave it out with inputs.urls, or give startUrl instead of urls", l.name).
+					WithDetails(map[string]any{"field": "inputs." + l.name})
+			}
+		}
+	} else {
+		if in.MaxPages <= 0 {
+			in.MaxPages = 50
+		}
+		if in.MaxDepth == nil {
+			d := 10
+			in.MaxDepth = &d
+		}
+		if in.SameOrigin == nil {
+			t := true
+			in.SameOrigin = &t
+		}
 	}
 	in.pageLoad.applyDefaults()
 	if in.Render == "" {
@@ -54,20 +110,31 @@ func parseStructuredInputs(raw json.RawMessage) (*structuredInputs, error) {
 	return in, nil
 }
 
-// structuredInputSchema is extract_structured's input JSON Schema.
+// structuredInputSchema is extract_structured's input JSON Schema. The
+// anyOf asks for urls or startUrl; that not both are given is checked by
+// Check (a schema's own message for it names neither field).
 const structuredInputSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false,
-  "required": ["urls"],
+  "anyOf": [{"required": ["urls"]}, {"required": ["startUrl"]}],
   "properties": {
     "urls": {
       "type": "array", "minItems": 1, "maxItems": 1000,
-      "description": "Absolute http(s) URLs to fill options.outputSchema from, one object per page; duplicates are removed, order is kept. The server's maxUrls also applies.",
+      "description": "Absolute http(s) URLs to fill options.outputSchema from, one object per page; duplicates are removed, order is kept. The server's maxUrls also applies. Give exactly one of urls and startUrl.",
       "items": {"type": "string", "minLength": 1, "maxLength": 8192}
     },
+    "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Instead of urls: an absolute http(s) URL to crawl from as crawl_site does (breadth first, within maxPages, maxDepth, sameOrigin, include, exclude); every page visited, the start page included, gives one object. Give exactly one of urls and startUrl."},
+    "maxPages": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 50, "description": "With startUrl: most pages visited. The server's maxUrls (1000 unless its config says otherwise) applies: a larger value is refused with INVALID_PARAMETER."},
+    "maxDepth": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "With startUrl: most link hops from the start page."},
+    "sameOrigin": {"type": "boolean", "default": true, "description": "With startUrl: follow only links to the start page's origin."},
+    "include": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
+      "description": "With startUrl: URL globs a link must match one of to be followed (* = any characters, ? = one); empty = all."},
+    "exclude": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
+      "description": "With startUrl: URL globs of links never followed (* = any characters, ? = one)."},
     "instruction": {"type": "string", "maxLength": 4000, "description": "Shown to the model with each page that still has missing properties (e.g. \"prices without tax\"); unused when no model is configured or nothing is missing."},
-    "render": {"type": "string", "enum": ["browser", "http"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default: what the page shows after its scripts ran) or \"http\" (the HTML the server sends, fetched and parsed without a browser: much faster; JSON-LD, microdata, meta tags and x-selector hints in server-rendered markup are all there, nothing scripts add is; in a named session the browser is used)."},
+    "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default: what the page shows after its scripts ran), \"http\" (the HTML the server sends, fetched and parsed without a browser: much faster; JSON-LD, microdata, meta tags and x-selector hints in server-rendered markup are all there, nothing scripts add is) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, and a host whose browser HTML fills properties the HTTP HTML did not, gives other values, or whose HTML is an empty app shell is read in the browser from then on; items.json says renderedBy and renderReason per page). In a named session the browser is used."},
+    "blockResources": ` + blockResourcesSchema + `,
     "concurrency": ` + concurrencySchema + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
     "waitFor": ` + waitForSchema + `
@@ -96,12 +163,14 @@ const structuredResultSchema = `{
         "type": "object", "required": ["url", "object", "error"],
         "properties": {
           "url": {"type": "string"},
+          "depth": {"type": "integer", "description": "With startUrl: link hops from the start page (0 for the start page)."},
+          "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render; with \"auto\" items.json adds renderReason)."},
           "object": {"anyOf": [{"type": "object", "description": "The page's object; it validates against options.outputSchema."}, {"type": "null"}]},
           "error": ` + errorObjectSchema + `
         }
       }
     },
-    "artifactId": {"type": "string", "description": "items.json: every page with its object, the source of each value, the properties still missing and its error."},
+    "artifactId": {"type": "string", "description": "items.json: every page with its object, the source of each value, the properties still missing, how it was read (renderedBy, renderReason), its depth in a crawl and its error."},
     "ndjsonArtifactId": {"type": "string", "description": "items.ndjson: the object of every page that succeeded, one JSON object per line (absent when none did)."}
   }
 }`
@@ -112,9 +181,10 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 		TemplateID: "extract_structured",
 		Version:    1,
 		Versions:   []int{1},
-		Title:      "Fill a JSON Schema from each of a list of web pages",
+		Title:      "Fill a JSON Schema from each of a list of web pages, or of the pages a crawl finds",
 		Description: "Requires options.outputSchema: the JSON Schema (2020-12) of the object you want from every page. " +
-			"Opens each URL in a real Chromium (or, with render \"http\", fetches its HTML without a browser: much faster for server-rendered shops and articles) and fills the schema's properties from deterministic sources first, " +
+			"The pages are either urls (exactly those) or found by crawling from startUrl as crawl_site does (breadth first within maxPages, default 50 and at most the server's maxUrls, maxDepth, sameOrigin, include and exclude globs; every page visited gives one object and says its depth); give exactly one of urls and startUrl. " +
+			"Opens each page in a real Chromium (images, media and fonts not loaded: blockResources), or with render \"http\" fetches its HTML without a browser (much faster for server-rendered shops and articles), or with render \"auto\" fetches it over HTTP and uses the browser only for hosts whose HTML lacks what the browser shows (checked on each host's first pages and a sample; items.json says renderedBy per page). It fills the schema's properties from deterministic sources first, " +
 			"at no cost: per-property hints in the schema (\"x-selector\": a CSS selector, with \"x-attr\" for an " +
 			"attribute), then JSON-LD, microdata, RDFa Lite, OpenGraph and other meta tags, matched by property name " +
 			"and common synonyms (price ← offers.price or product:price:amount, name ← headline or og:title…) and " +
@@ -138,16 +208,17 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 		ContinuesEarlierRuns: true,
 		NeedsBrowser:         true,
 		UsesOutputSchema:     true,
-		EstimatedStepsHint:   "one step per unique URL; pages a model completes take as long as the model answers",
+		EstimatedStepsHint:   "one step per unique URL (with startUrl: per page visited, at most maxPages); pages a model completes take as long as the model answers",
 		Examples: []json.RawMessage{json.RawMessage(`{"urls":["https://shop.example/p/1","https://shop.example/p/2"],` +
-			`"instruction":"prices as shown, without shipping","concurrency":4}`)},
+			`"instruction":"prices as shown, without shipping","concurrency":4}`),
+			json.RawMessage(`{"startUrl":"https://shop.example/catalog/","maxPages":200,"maxDepth":2,"include":["*/p/*","*/catalog/*"],"render":"auto"}`)},
 	}
 }
 
-// Check applies the URL policy to every URL and the profile's limits.
-// options.outputSchema is checked by the engine (required, JSON Schema
-// 2020-12) and compiled again by Run. Errors: INVALID_PARAMETER,
-// TRUST_LEVEL_NOT_ALLOWED, each naming the field.
+// Check applies the URL policy to every URL (or the start URL) and the
+// profile's limits. options.outputSchema is checked by the engine
+// (required, JSON Schema 2020-12) and compiled again by Run. Errors:
+// INVALID_PARAMETER, TRUST_LEVEL_NOT_ALLOWED, each naming the field.
 func (t *ExtractStructured) Check(inputs json.RawMessage, p engine.Profile) error {
 	in, err := parseStructuredInputs(inputs)
 	if err != nil {
@@ -157,8 +228,18 @@ func (t *ExtractStructured) Check(inputs json.RawMessage, p engine.Profile) erro
 		return engine.Errorf(engine.InvalidParameter, "inputs.urls: %d URLs exceed this server's maxUrls %d; split the list into several runs", len(in.URLs), p.MaxURLs).
 			WithDetails(map[string]any{"field": "inputs.urls", "maxUrls": p.MaxURLs})
 	}
+	if p.MaxURLs > 0 && in.crawling() && in.MaxPages > p.MaxURLs {
+		return engine.Errorf(engine.InvalidParameter, "inputs.maxPages: %d exceeds this server's maxUrls %d; ask for at most %d pages (or raise maxUrls in the server's config)", in.MaxPages, p.MaxURLs, p.MaxURLs).
+			WithDetails(map[string]any{"field": "inputs.maxPages", "maxUrls": p.MaxURLs})
+	}
 	if err := checkConcurrency(in.Concurrency, p); err != nil {
 		return err
+	}
+	if err := in.resourceBlocking.check(); err != nil {
+		return err
+	}
+	if in.crawling() {
+		return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
 	}
 	return checkURLs(in.URLs, urlPolicy(t.b, p))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/htmlextract"
 	"github.com/browsertask/browsertask/httpfetch"
 	"github.com/browsertask/browsertask/modelfill"
 	"github.com/browsertask/browsertask/structured"
@@ -41,13 +42,26 @@ type structuredItem struct {
 	Notes []string `json:"notes,omitempty"`
 	// ModelCalls, PromptTokens and CompletionTokens count this page's
 	// questions to the model.
-	ModelCalls       int           `json:"modelCalls,omitempty"`
-	PromptTokens     int64         `json:"promptTokens,omitempty"`
-	CompletionTokens int64         `json:"completionTokens,omitempty"`
-	Error            *engine.Error `json:"error"`
+	ModelCalls       int   `json:"modelCalls,omitempty"`
+	PromptTokens     int64 `json:"promptTokens,omitempty"`
+	CompletionTokens int64 `json:"completionTokens,omitempty"`
+	// Depth is the page's link hops from startUrl (a crawl only).
+	Depth *int `json:"depth,omitempty"`
+	// RenderedBy says how the page was read ("browser" or "http");
+	// RenderReason, with render "auto", why the browser read it
+	// (render_auto.go's reasons).
+	RenderedBy   string        `json:"renderedBy,omitempty"`
+	RenderReason string        `json:"renderReason,omitempty"`
+	Error        *engine.Error `json:"error"`
 	// SchemaHash identifies the options.outputSchema the object was made
 	// for, in checkpoints only (see schemaScopedEnv); items.json omits it.
 	SchemaHash string `json:"schemaHash,omitempty"`
+	// Frontier is what the page added to a crawl's frontier
+	// (crawl_frontier.go), in checkpoints only; items.json omits it.
+	Frontier *crawlRecord `json:"frontier,omitempty"`
+	// links are the page's links, for a crawl's frontier (not stored:
+	// the frontier record keeps the ones it added).
+	links []pageLink
 }
 
 // schemaHash is a short fingerprint of a run's options.outputSchema (the
@@ -89,9 +103,11 @@ func madeFor(it engine.Item, hash string) bool {
 
 // structuredEntry is one page in the run's result.
 type structuredEntry struct {
-	URL    string         `json:"url"`
-	Object map[string]any `json:"object"`
-	Error  *engine.Error  `json:"error"`
+	URL        string         `json:"url"`
+	Depth      *int           `json:"depth,omitempty"`
+	RenderedBy string         `json:"renderedBy,omitempty"`
+	Object     map[string]any `json:"object"`
+	Error      *engine.Error  `json:"error"`
 }
 
 // structuredSummary counts the pages and the model's usage.
@@ -118,16 +134,19 @@ type structuredRun struct {
 	schema *structured.Schema
 	model  modelfill.Sampler
 	hash   string // schemaHash of the run's outputSchema
+	// links: collect each page's links (a crawl's frontier).
+	links bool
 }
 
-// Run fills options.outputSchema from every URL not checkpointed by an
-// earlier attempt with `concurrency` reused tabs (urlPool: one checkpoint
-// per URL, so a resumed run neither fetches a finished page nor sends it to
-// the model again), then writes items.json and items.ndjson. Errors:
-// INVALID_PARAMETER when options.outputSchema is absent or describes no
-// object with properties, STEP_EXECUTION_FAILED when every page failed
-// (items.json is still written), EXECUTION_ERROR when the browser is lost,
-// ctx's cause once ctx ends.
+// Run fills options.outputSchema from every page — the URLs of inputs.urls,
+// or the pages a crawl from inputs.startUrl finds (runCrawl) — not
+// checkpointed by an earlier attempt, with `concurrency` workers (urlPool:
+// one checkpoint per URL, so a resumed run neither fetches a finished page
+// nor sends it to the model again), then writes items.json and
+// items.ndjson. Errors: INVALID_PARAMETER when options.outputSchema is
+// absent or describes no object with properties, STEP_EXECUTION_FAILED
+// when every page failed (items.json is still written), EXECUTION_ERROR
+// when the browser is lost, ctx's cause once ctx ends.
 func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 	in, err := parseStructuredInputs(env.Inputs())
 	if err != nil {
@@ -138,26 +157,19 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		return nil, engine.Errorf(engine.InvalidParameter, "%v", err).
 			WithDetails(map[string]any{"field": "options.outputSchema"})
 	}
-	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema())}
-	urls := dedupe(in.URLs)
-	pool := &urlPool{env: schemaScopedEnv{Env: env, hash: r.hash},
-		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") },
-		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
-			out, fatal := r.page(ctx, tb, url)
-			return pageDone{out: out, failure: out.Error}, fatal
-		}}
-	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
-		f, err := httpfetch.New(httpfetch.Options{Policy: urlPolicy(t.b, env.Profile()), Timeout: timeoutDur(in.PerPageTimeoutMs)})
-		if err != nil {
-			return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
-		}
-		defer f.Close()
-		pool.noTab = true
-		pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
-			out := r.fetched(ctx, f, url)
-			return pageDone{out: out, failure: out.Error}, nil
-		}
+	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema()), links: in.crawling()}
+	scoped := schemaScopedEnv{Env: env, hash: r.hash}
+	pool := &urlPool{env: scoped, setup: in.resourceBlocking.setup(),
+		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") }}
+	release, err := t.readPagesWith(ctx, env, r, pool)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
+	if in.crawling() {
+		return t.runCrawl(ctx, env, r, pool)
+	}
+	urls := dedupe(in.URLs)
 	if err := pool.runList(ctx, urls, in.Concurrency); err != nil {
 		return nil, err
 	}
@@ -166,6 +178,47 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		items[i] = restoreStructured(u, pool.outputs[i], pool.errs[i])
 	}
 	return finishStructured(ctx, env, items)
+}
+
+// readPagesWith makes pool.work read pages the way inputs.render says:
+// in the browser (one of the pool's tabs), over HTTP, or with render
+// "auto" (extract_structured_auto.go); in a named session always in the
+// browser. The returned function releases what it opened (Run defers
+// it). Errors: EXECUTION_ERROR (the HTTP client cannot be made).
+func (t *ExtractStructured) readPagesWith(ctx context.Context, env engine.Env, r *structuredRun, pool *urlPool) (func(), error) {
+	named := t.b != nil && t.b.Named(env.SessionID())
+	pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
+		out, fatal := r.page(ctx, tb, url)
+		if named && r.in.Render == renderAuto {
+			out.RenderReason = "named session"
+		}
+		return pageDone{out: out, failure: out.Error}, fatal
+	}
+	if named || (r.in.Render != renderHTTP && r.in.Render != renderAuto) {
+		return func() {}, nil
+	}
+	f, err := httpfetch.New(httpfetch.Options{Policy: urlPolicy(t.b, env.Profile()), Timeout: timeoutDur(r.in.PerPageTimeoutMs)})
+	if err != nil {
+		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
+	}
+	pool.noTab = true
+	if r.in.Render == renderHTTP {
+		pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
+			out := r.fetched(ctx, f, url)
+			return pageDone{out: out, failure: out.Error}, nil
+		}
+		return f.Close, nil
+	}
+	a := newStructuredAuto(r, f, pool.lazyTabs(ctx))
+	a.hosts.restore(pool.env.Done())
+	pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
+		out, fatal := a.page(ctx, url)
+		if fatal != nil {
+			return pageDone{}, fatal
+		}
+		return pageDone{out: out, failure: out.Error}, nil
+	}
+	return func() { a.tabs.close(); f.Close() }, nil
 }
 
 // runModel is the model a run asks for missing properties: the configured
@@ -198,65 +251,115 @@ func (c countingSampler) Sample(ctx context.Context, req modelfill.SampleRequest
 	return resp, err
 }
 
-// page loads one URL and fills the schema from it: the page's own data
-// first, then the model for what is missing (when there is one). The
-// page's problems are in the returned item's Error; a non-nil error is
-// fatal for the run (browser lost).
+// newItem starts the item of url read by how ("browser" or "http").
+func (r *structuredRun) newItem(url, how string) *structuredItem {
+	return &structuredItem{URL: url, Sources: map[string]string{}, SchemaHash: r.hash, RenderedBy: how}
+}
+
+// page loads one URL in tab tb and fills the schema from it: the page's
+// own data first, then the model for what is missing (when there is one).
+// The page's problems are in the returned item's Error; a non-nil error
+// is fatal for the run (browser lost).
 func (r *structuredRun) page(ctx context.Context, tb *browser.Tab, url string) (*structuredItem, error) {
-	out := &structuredItem{URL: url, Sources: map[string]string{}, SchemaHash: r.hash}
+	out, pp, fatal := r.browse(ctx, tb, url)
+	if fatal != nil || pp == nil {
+		return out, fatal
+	}
+	return r.complete(ctx, out, pp), nil
+}
+
+// browse loads one URL in tab tb and reads what the page's own data
+// gives (no model yet): the parsed page, or nil with the page's problem
+// in the item's Error; a non-nil error is fatal for the run.
+func (r *structuredRun) browse(ctx context.Context, tb *browser.Tab, url string) (*structuredItem, *parsedPage, error) {
+	out := r.newItem(url, renderBrowser)
 	lp, fatal := loadPage(ctx, tb, url, r.in.WaitFor, r.in.PerPageTimeoutMs)
 	out.FinalURL, out.HTTPStatus, out.Error = lp.nav.FinalURL, lp.nav.Status, lp.failure
 	if fatal != nil || lp.failure != nil {
-		return out, fatal
+		return out, nil, fatal
 	}
 	doc, err := readOuterHTML(ctx, tb, url, r.in.PerPageTimeoutMs)
 	if err != nil {
 		e := engine.AsError(err)
 		if e.Code == engine.ExecutionError && ctx.Err() == nil {
-			return out, e
+			return out, nil, e
 		}
 		out.Error = e
-		return out, nil
+		return out, nil, nil
 	}
-	return r.fill(ctx, out, doc), nil
+	return out, r.parse(out, doc), nil
 }
 
 // fetched fetches one URL over HTTP (render "http") and fills the schema
 // from it as page does; the page's problems are in the item's Error.
 func (r *structuredRun) fetched(ctx context.Context, f *httpfetch.Fetcher, url string) *structuredItem {
-	out := &structuredItem{URL: url, Sources: map[string]string{}, SchemaHash: r.hash}
+	out, pg := r.fetch(ctx, f, url)
+	if out.Error != nil || pg == nil {
+		return out
+	}
+	return r.complete(ctx, out, r.parse(out, pg.Body))
+}
+
+// fetch fetches one URL over HTTP: the item with the page's problem in
+// its Error (HTTP >= 400, not HTML, a failed fetch) and the page as
+// fetched (nil when the fetch failed or ctx ended).
+func (r *structuredRun) fetch(ctx context.Context, f *httpfetch.Fetcher, url string) (*structuredItem, *httpfetch.Page) {
+	out := r.newItem(url, renderHTTP)
 	pg, err := f.Fetch(ctx, url)
-	switch {
-	case err != nil:
+	if err != nil {
 		if ctx.Err() == nil {
 			out.Error = engine.AsError(err)
 		}
-		return out
-	case pg.Status >= 400:
-		out.FinalURL, out.HTTPStatus = pg.URL, pg.Status
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
-			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
-		return out
-	case !pg.IsHTML():
-		out.FinalURL, out.HTTPStatus = pg.URL, pg.Status
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
-			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
-		return out
+		return out, nil
 	}
 	out.FinalURL, out.HTTPStatus = pg.URL, pg.Status
-	return r.fill(ctx, out, pg.Body)
+	switch {
+	case pg.Status >= 400:
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
+			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+	case !pg.IsHTML():
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
+			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
+	}
+	return out, pg
 }
 
-// fill fills the schema from the page's HTML doc: the page's own data
-// first, then the model for what is missing (when there is one).
-func (r *structuredRun) fill(ctx context.Context, out *structuredItem, doc string) *structuredItem {
+// parsedPage is a page's HTML parsed, what its own data gave for the
+// schema and, in a crawl, its links.
+type parsedPage struct {
+	page  *structured.Page
+	found *structured.Result
+	links []pageLink
+}
+
+// parse reads the schema's properties from the page's HTML doc (no
+// model), and its links when the run collects them.
+func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
+	base := out.FinalURL
+	if base == "" {
+		base = out.URL
+	}
+	pp := &parsedPage{page: structured.ParsePage(doc, base)}
+	pp.found = r.schema.Extract(pp.page)
+	if r.links {
+		for _, l := range htmlextract.ParseString(doc, base).Links(maxLinksPerPage) {
+			pp.links = append(pp.links, pageLink{Href: l.Href, Text: l.Text})
+		}
+	}
+	return pp
+}
+
+// complete fills out from the parsed page: what the page's own data gave,
+// then the model for what is missing (when there is one), and validates
+// the object.
+func (r *structuredRun) complete(ctx context.Context, out *structuredItem, pp *parsedPage) *structuredItem {
 	url := out.URL
 	base := out.FinalURL
 	if base == "" {
 		base = url
 	}
-	page := structured.ParsePage(doc, base)
-	found := r.schema.Extract(page)
+	out.links = pp.links
+	page, found := pp.page, pp.found
 	obj, missing := found.Object, found.Missing
 	for p, src := range found.Sources {
 		out.Sources[p] = src
@@ -345,9 +448,10 @@ func restoreStructured(url string, raw json.RawMessage, pageErr *engine.Error) *
 	return it
 }
 
-// finishStructured writes items.json (every page, in input order, earlier
-// attempts included) and items.ndjson (the objects of the pages that
-// succeeded) and builds the outcome. Errors: STEP_EXECUTION_FAILED when no
+// finishStructured writes items.json (every page, in input order or a
+// crawl's breadth-first order, earlier attempts included) and
+// items.ndjson (the objects of the pages that succeeded) and builds the
+// outcome. Errors: STEP_EXECUTION_FAILED when no
 // page succeeded, EXECUTION_ERROR when an artifact cannot be stored, ctx's
 // cause when ctx ended.
 func finishStructured(ctx context.Context, env engine.Env, items []*structuredItem) (*engine.Outcome, error) {
@@ -355,7 +459,7 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 	var tally pageTally
 	var lines bytes.Buffer
 	for _, it := range items {
-		res.Items = append(res.Items, structuredEntry{URL: it.URL, Object: it.Object, Error: it.Error})
+		res.Items = append(res.Items, structuredEntry{URL: it.URL, Depth: it.Depth, RenderedBy: it.RenderedBy, Object: it.Object, Error: it.Error})
 		tally.count(it.Error, map[string]any{"url": it.URL})
 		res.Summary.ModelCalls += it.ModelCalls
 		res.Summary.PromptTokens += it.PromptTokens
@@ -393,7 +497,7 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 // its id. Errors: EXECUTION_ERROR, ctx's cause when ctx ended.
 func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) (string, error) {
 	for _, it := range items {
-		it.SchemaHash = ""
+		it.SchemaHash, it.Frontier = "", nil
 	}
 	data, err := json.MarshalIndent(items, "", "  ")
 	if err != nil {
