@@ -16,8 +16,6 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
-
-	"github.com/browsertask/browsertask/engine"
 )
 
 // blockingImages is the number of <img> elements of a scenario 9 page.
@@ -145,23 +143,12 @@ func benchBlocking(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 	}
 	pages := newBlockingServer()
 	defer pages.Close()
-	dir, err := os.MkdirTemp("", "browsertask-bench-blocking-")
+	bs, err := startBenchServer(ctx, o, log, "blocking", nil)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cfg := engine.DefaultConfig()
-	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
-	srv, err := startInproc(ctx, dir, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	cl, err := connectHTTP(ctx, srv.endpoint())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.close()
+	defer bs.close()
+	srv, cl := bs.srv, bs.cl
 	base := &baseline{bm: srv.bm, js: js}
 	n := o.blockingPages
 	urls := func(salt int) []string { return pageURLs(pages.Server, n, salt) }

@@ -34,17 +34,8 @@ func cpuTimes(browserPIDs []int) (self, browser float64) {
 // procCPU reads utime+stime+cutime+cstime (seconds) and the process group
 // from one /proc/PID/stat file.
 func procCPU(path string) (float64, int, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
 	// Fields after "(comm)": state(3) ppid(4) pgrp(5) ... utime(14) stime(15) cutime(16) cstime(17).
-	f := strings.Fields(s[i+1:])
+	f := procStat(path)
 	if len(f) < 15 {
 		return 0, 0, false
 	}
@@ -55,4 +46,19 @@ func procCPU(path string) (float64, int, bool) {
 		ticks += n
 	}
 	return float64(ticks) / clockTicks, pgrp, true
+}
+
+// procStat returns the fields of a /proc/PID/stat file after the
+// parenthesised command (state, ppid, pgrp, …); nil when unreadable.
+func procStat(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -20,6 +19,10 @@ type crawlResult struct {
 	AutoRate, AutoHTTP float64 // pages/s, share read over HTTP
 	BrowserRate        float64
 	Ratio              float64
+	// BatchRate is batch_extract_pages (browser) over the same pages: the
+	// crawl's per-tab goal.
+	BatchRate  float64
+	CrawlBatch float64
 }
 
 // benchCrawl crawls internal/fixture's big site (BigSitePages linked
@@ -29,24 +32,14 @@ type crawlResult struct {
 func benchCrawl(ctx context.Context, o *options, log *slog.Logger, out io.Writer) (*crawlResult, error) {
 	site := fixture.Start()
 	defer site.Close()
-	dir, err := os.MkdirTemp("", "browsertask-bench-crawl-")
+	bs, err := startBenchServer(ctx, o, log, "crawl", func(c *engine.Config) {
+		c.MaxURLs = max(c.MaxURLs, o.crawlPages)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cfg := engine.DefaultConfig()
-	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
-	cfg.MaxURLs = max(cfg.MaxURLs, o.crawlPages)
-	srv, err := startInproc(ctx, dir, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	cl, err := connectHTTP(ctx, srv.endpoint())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.close()
+	defer bs.close()
+	cl := bs.cl
 	res := &crawlResult{Pages: o.crawlPages, Tabs: o.tabs}
 	for _, render := range []string{"auto", "browser"} {
 		rate, share, err := crawlOnce(ctx, cl, site.URL("/big/0"), o.crawlPages, o.tabs, render)
@@ -61,6 +54,23 @@ func benchCrawl(ctx context.Context, o *options, log *slog.Logger, out io.Writer
 		}
 	}
 	res.Ratio = ratio(res.AutoRate, res.BrowserRate)
+	urls := make([]string, o.crawlPages)
+	for i := range urls {
+		urls[i] = site.URL(fmt.Sprintf("/big/%d", i))
+	}
+	t0 := time.Now()
+	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
+		"urls": urls, "concurrency": o.tabs, "fields": map[string]any{"name": "#name"}, "includeText": false,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := finishedPages(ctx, cl, id, len(urls)); err != nil {
+		return nil, fmt.Errorf("batch_extract_pages over the crawled pages: %w", err)
+	}
+	res.BatchRate = float64(len(urls)) / time.Since(t0).Seconds()
+	res.CrawlBatch = ratio(res.BrowserRate, res.BatchRate)
+	fmt.Fprintf(out, "  batch_extract_pages (browser) over the same pages: %.1f pages/s\n", res.BatchRate)
 	return res, nil
 }
 
@@ -70,7 +80,7 @@ func benchCrawl(ctx context.Context, o *options, log *slog.Logger, out io.Writer
 func crawlOnce(ctx context.Context, cl *client, start string, pages, tabs int, render string) (float64, float64, error) {
 	t0 := time.Now()
 	id, err := cl.submitAsync(ctx, "crawl_site", map[string]any{
-		"startUrl": start, "maxPages": pages, "maxDepth": 100, "concurrency": tabs, "render": render,
+		"startUrl": start, "maxPages": pages, "maxDepth": 100, "concurrency": tabs, "render": render, "includeText": false,
 		"fields": map[string]any{"name": "#name"},
 	})
 	if err != nil {

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
-
-	"github.com/browsertask/browsertask/engine"
 )
 
 // extractResult holds scenario 1's figures: pages/s per repeat.
@@ -40,23 +37,12 @@ func benchExtract(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 	}
 	pages := pageServer()
 	defer pages.Close()
-	dir, err := os.MkdirTemp("", "browsertask-bench-")
+	bs, err := startBenchServer(ctx, o, log, "extract", nil)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cfg := engine.DefaultConfig()
-	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
-	srv, err := startInproc(ctx, dir, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	cl, err := connectHTTP(ctx, srv.endpoint())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.close()
+	defer bs.close()
+	srv, cl := bs.srv, bs.cl
 	// The same browser: the baseline opens its own incognito context and
 	// raw CDP tabs in the Chromium the daemon launched.
 	base := &baseline{bm: srv.bm, js: js}

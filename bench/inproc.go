@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 
 	"github.com/browsertask/browsertask/browser"
@@ -84,4 +85,48 @@ func (p *inproc) stop() error {
 		return fmt.Errorf("stop in-process server: %w", err)
 	}
 	return nil
+}
+
+// benchServer is an in-process daemon in a temporary directory with an MCP
+// client connected over HTTP: what every in-process scenario starts from.
+type benchServer struct {
+	dir string
+	srv *inproc
+	cl  *client
+}
+
+// startBenchServer starts a benchServer whose configuration admits o.tabs
+// tabs per session; tune, when not nil, adjusts the configuration further.
+// close releases it all.
+func startBenchServer(ctx context.Context, o *options, log *slog.Logger, name string, tune func(*engine.Config)) (*benchServer, error) {
+	dir, err := os.MkdirTemp("", "browsertask-bench-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	cfg := engine.DefaultConfig()
+	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
+	if tune != nil {
+		tune(&cfg)
+	}
+	srv, err := startInproc(ctx, dir, cfg, log)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	cl, err := connectHTTP(ctx, srv.endpoint())
+	if err != nil {
+		srv.stop()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &benchServer{dir: dir, srv: srv, cl: cl}, nil
+}
+
+// close disconnects the client, stops the daemon and removes its files.
+func (b *benchServer) close() {
+	b.cl.close()
+	if err := b.srv.stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+	}
+	os.RemoveAll(b.dir)
 }

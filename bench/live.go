@@ -7,12 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/browsertask/browsertask/engine"
 )
 
 // liveResult holds scenario 6's figures: batch_extract_pages pages/s with
@@ -37,23 +34,12 @@ type liveResult struct {
 func benchLive(ctx context.Context, o *options, log *slog.Logger, out io.Writer) (*liveResult, error) {
 	pages := pageServer()
 	defer pages.Close()
-	dir, err := os.MkdirTemp("", "browsertask-bench-live-")
+	bs, err := startBenchServer(ctx, o, log, "live", nil)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cfg := engine.DefaultConfig()
-	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
-	srv, err := startInproc(ctx, dir, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	cl, err := connectHTTP(ctx, srv.endpoint())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.close()
+	defer bs.close()
+	srv, cl := bs.srv, bs.cl
 	n := min(o.pages, o.livePages)
 	if _, err := engineExtract(ctx, cl, pageURLs(pages, min(20, n), 500), o.tabs, nil); err != nil {
 		return nil, fmt.Errorf("warm-up: %w", err)

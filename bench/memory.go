@@ -119,16 +119,7 @@ func descendants(pid int) []int {
 	parent := map[int]int{}
 	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, path := range paths {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
+		f := procStat(path)
 		if len(f) < 2 {
 			continue
 		}
@@ -150,28 +141,23 @@ func descendants(pid int) []int {
 
 // procStatusKB reads a kB field of /proc/PID/status (0 when absent).
 func procStatusKB(pid int, field string) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
+	return procKB(fmt.Sprintf("/proc/%d/status", pid), field)
 }
 
 // procPSSKB reads the proportional set size of a process (kB; 0 when
 // /proc/PID/smaps_rollup is not readable).
 func procPSSKB(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	return procKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")
+}
+
+// procKB reads the "field: N kB" line of a /proc file (0 when absent).
+func procKB(path, field string) int {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
 			return n
 		}

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
-	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
@@ -36,23 +34,12 @@ func benchMixed(ctx context.Context, o *options, log *slog.Logger, out io.Writer
 		return nil, err
 	}
 	defer site.Close()
-	dir, err := os.MkdirTemp("", "browsertask-bench-mixed-")
+	bs, err := startBenchServer(ctx, o, log, "mixed", nil)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cfg := engine.DefaultConfig()
-	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
-	srv, err := startInproc(ctx, dir, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	cl, err := connectHTTP(ctx, srv.endpoint())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.close()
+	defer bs.close()
+	cl := bs.cl
 	urls := site.URLs(o.mixedPages)
 	res := &mixedResult{Pages: len(urls), Tabs: o.tabs}
 	run := func(render string) (float64, []json.RawMessage, error) {

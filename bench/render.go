@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
-
-	"github.com/browsertask/browsertask/engine"
 )
 
 // renderResult holds scenario 7's figures: batch_extract_pages over static
@@ -36,23 +33,12 @@ func benchRender(ctx context.Context, o *options, log *slog.Logger, out io.Write
 	}
 	pages := pageServer()
 	defer pages.Close()
-	dir, err := os.MkdirTemp("", "browsertask-bench-render-")
+	bs, err := startBenchServer(ctx, o, log, "render", nil)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cfg := engine.DefaultConfig()
-	cfg.MaxTabsPerSession = max(cfg.MaxTabsPerSession, o.tabs)
-	srv, err := startInproc(ctx, dir, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	cl, err := connectHTTP(ctx, srv.endpoint())
-	if err != nil {
-		return nil, err
-	}
-	defer cl.close()
+	defer bs.close()
+	srv, cl := bs.srv, bs.cl
 	base := &baseline{bm: srv.bm, js: js}
 	warm := min(20, o.pages)
 	for i, render := range []string{"http", "auto"} {

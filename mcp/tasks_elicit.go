@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP sampling is deprecated by SEP-2577 (from 2026-07-28, removal not before 2027-07-28) yet still served: extract_structured asks the calling client's model with it (issue 16).
+
 package mcp
 
 import (

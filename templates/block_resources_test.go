@@ -84,7 +84,7 @@ func checkAssetPage(t *testing.T, what string, p pageOut) (int, bool) {
 // crawl_site. The pages themselves never fail.
 func TestBlockResourcesRequests(t *testing.T) {
 	srv := fixture.New(t)
-	mediaSeen := false // a visible page loaded its media with nothing blocked
+	mediaSeen := false                         // a visible page loaded its media with nothing blocked
 	all := len(fixture.AssetPaths(0)["image"]) // the <img> elements and the stylesheet's background
 	cases := []struct {
 		name  string
