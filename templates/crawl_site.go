@@ -21,14 +21,36 @@ var _ engine.Template = (*CrawlSite)(nil)
 // NewCrawlSite returns the template, working in the run's session of b.
 func NewCrawlSite(b *browser.Manager) engine.Template { return &CrawlSite{b: b} }
 
+// crawlScope is where a crawl goes: its start and its limits, in the
+// inputs of crawl_site and of extract_structured with startUrl.
+type crawlScope struct {
+	StartURL   string   `json:"startUrl"`
+	MaxPages   int      `json:"maxPages"`
+	MaxDepth   *int     `json:"maxDepth"`
+	SameOrigin *bool    `json:"sameOrigin"`
+	Include    []string `json:"include"`
+	Exclude    []string `json:"exclude"`
+}
+
+// applyDefaults fills the limits left out: maxPages 50, maxDepth 10,
+// sameOrigin true.
+func (c *crawlScope) applyDefaults() {
+	if c.MaxPages <= 0 {
+		c.MaxPages = 50
+	}
+	if c.MaxDepth == nil {
+		d := 10
+		c.MaxDepth = &d
+	}
+	if c.SameOrigin == nil {
+		t := true
+		c.SameOrigin = &t
+	}
+}
+
 // crawlInputs are crawl_site's validated inputs.
 type crawlInputs struct {
-	StartURL     string               `json:"startUrl"`
-	MaxPages     int                  `json:"maxPages"`
-	MaxDepth     *int                 `json:"maxDepth"`
-	SameOrigin   *bool                `json:"sameOrigin"`
-	Include      []string             `json:"include"`
-	Exclude      []string             `json:"exclude"`
+	crawlScope
 	Fields       map[string]fieldSpec `json:"fields"`
 	IncludeText  bool                 `json:"includeText"`
 	IncludeLinks bool                 `json:"includeLinks"`
@@ -108,17 +130,7 @@ func parseCrawlInputs(raw json.RawMessage) (*crawlInputs, error) {
 	if err := decodeInputs(raw, in); err != nil {
 		return nil, err
 	}
-	if in.MaxPages <= 0 {
-		in.MaxPages = 50
-	}
-	if in.MaxDepth == nil {
-		d := 10
-		in.MaxDepth = &d
-	}
-	if in.SameOrigin == nil {
-		t := true
-		in.SameOrigin = &t
-	}
+	in.crawlScope.applyDefaults()
 	if in.Render == "" {
 		in.Render = renderBrowser
 	}
@@ -222,7 +234,7 @@ type crawlFilter struct {
 	sameOrig bool
 }
 
-func newCrawlFilter(in *crawlInputs, start string, pol engine.URLPolicy) *crawlFilter {
+func newCrawlFilter(in *crawlScope, start string, pol engine.URLPolicy) *crawlFilter {
 	f := &crawlFilter{origin: originOf(start), policy: pol, sameOrig: *in.SameOrigin}
 	f.include = append(f.include, in.Include...)
 	f.exclude = append(f.exclude, in.Exclude...)

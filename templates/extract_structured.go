@@ -33,16 +33,12 @@ func NewExtractStructured(b *browser.Manager, model modelfill.Sampler) engine.Te
 // of URLs (read those pages) and StartURL (discover the pages by crawling
 // from it, within the crawl limits of crawl_site).
 type structuredInputs struct {
-	URLs     []string `json:"urls"`
-	StartURL string   `json:"startUrl"`
-	// The crawl limits, with startUrl only (zero or nil: not given; the
-	// defaults are applied by parseStructuredInputs for a crawl).
-	MaxPages    int      `json:"maxPages"`
-	MaxDepth    *int     `json:"maxDepth"`
-	SameOrigin  *bool    `json:"sameOrigin"`
-	Include     []string `json:"include"`
-	Exclude     []string `json:"exclude"`
-	Instruction string   `json:"instruction"`
+	URLs []string `json:"urls"`
+	// crawlScope is startUrl and the crawl limits, with startUrl only
+	// (zero or nil: not given; the defaults are applied by
+	// parseStructuredInputs for a crawl).
+	crawlScope
+	Instruction string `json:"instruction"`
 	// Render is "browser" (default), "http" (the page's HTML fetched
 	// without a browser: structured data is in the HTML a server sends;
 	// nothing scripts add is seen) or "auto" (extract_structured_auto.go).
@@ -53,13 +49,6 @@ type structuredInputs struct {
 
 // crawling reports whether the run discovers its pages from startUrl.
 func (in *structuredInputs) crawling() bool { return in.StartURL != "" }
-
-// crawlLimits returns the crawl limits as crawl_site's inputs, for its
-// link filter (newCrawlFilter).
-func (in *structuredInputs) crawlLimits() *crawlInputs {
-	return &crawlInputs{StartURL: in.StartURL, MaxPages: in.MaxPages, MaxDepth: in.MaxDepth,
-		SameOrigin: in.SameOrigin, Include: in.Include, Exclude: in.Exclude}
-}
 
 // parseStructuredInputs decodes inputs, checks that exactly one of urls
 // and startUrl is given (and the crawl limits only with startUrl) and
@@ -91,17 +80,7 @@ func parseStructuredInputs(raw json.RawMessage) (*structuredInputs, error) {
 			}
 		}
 	} else {
-		if in.MaxPages <= 0 {
-			in.MaxPages = 50
-		}
-		if in.MaxDepth == nil {
-			d := 10
-			in.MaxDepth = &d
-		}
-		if in.SameOrigin == nil {
-			t := true
-			in.SameOrigin = &t
-		}
+		in.crawlScope.applyDefaults()
 	}
 	in.pageLoad.applyDefaults()
 	if in.Render == "" {

@@ -2,11 +2,9 @@ package templates
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/htmlextract"
 	"github.com/browsertask/browsertask/httpfetch"
 )
@@ -74,22 +72,9 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	if ctx.Err() != nil {
 		return out, nil
 	}
-	switch {
-	case pg == nil:
-		if e := out.Error; e != nil && e.Code == engine.StepExecutionFailed {
-			if ne, ok := e.Details["netError"].(string); ok {
-				return a.viaBrowser(ctx, url, "HTTP fetch failed ("+ne+")")
-			}
-		}
-		return out, nil
-	case !pg.IsHTML():
-		return a.viaBrowser(ctx, url, "not HTML ("+pg.ContentType+")")
-	case pg.Truncated:
-		return a.viaBrowser(ctx, url, fmt.Sprintf("HTML over %d bytes", pg.Bytes))
-	case pg.Status < 200 || pg.Status > 299:
-		if reason := a.hosts.switched(h); reason != "" {
-			return a.viaBrowser(ctx, url, reason)
-		}
+	if reason, done := a.hosts.fetched(h, pg, out.Error); reason != "" {
+		return a.viaBrowser(ctx, url, reason)
+	} else if done {
 		return out, nil
 	}
 	switch htmlextract.ParseString(pg.Body, pg.URL).AppShell(nil) {

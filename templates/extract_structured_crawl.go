@@ -29,7 +29,7 @@ func (t *ExtractStructured) runCrawl(ctx context.Context, env engine.Env, r *str
 	if start == "" {
 		start = in.StartURL
 	}
-	filter := newCrawlFilter(in.crawlLimits(), start, urlPolicy(t.b, env.Profile()))
+	filter := newCrawlFilter(&in.crawlScope, start, urlPolicy(t.b, env.Profile()))
 	front := newCrawlFrontier(pool, in.MaxPages, *in.MaxDepth, filter.follow)
 	pool.indexByDone, pool.growing, pool.feed = true, true, front.next
 	pool.finished = func(i int, done pageDone) (pageDone, func()) {

@@ -13,6 +13,7 @@ import (
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/httpfetch"
 )
 
 // render "auto": every page is first fetched over HTTP (httpExtractor),
@@ -230,24 +231,9 @@ func (a *autoRender) page(ctx context.Context, url string) (*pageOut, error) {
 	if ctx.Err() != nil {
 		return out, nil
 	}
-	switch {
-	case pg == nil:
-		if e := out.Error; e != nil && e.Code == engine.StepExecutionFailed {
-			if ne, ok := e.Details["netError"].(string); ok {
-				return a.viaBrowser(ctx, url, "HTTP fetch failed ("+ne+")")
-			}
-		}
-		return out, nil
-	case !pg.IsHTML():
-		return a.viaBrowser(ctx, url, "not HTML ("+pg.ContentType+")")
-	case pg.Truncated:
-		return a.viaBrowser(ctx, url, fmt.Sprintf("HTML over %d bytes", pg.Bytes))
-	case doc == nil:
-		return out, nil
-	case pg.Status < 200 || pg.Status > 299:
-		if r := a.switched(h); r != "" {
-			return a.viaBrowser(ctx, url, r)
-		}
+	if r, done := a.fetched(h, pg, out.Error); r != "" {
+		return a.viaBrowser(ctx, url, r)
+	} else if done || doc == nil {
 		return out, nil
 	}
 	// The markup's own signs first (without the fields), then the fields.
@@ -288,6 +274,32 @@ func (a *autoRender) page(ctx context.Context, url string) (*pageOut, error) {
 		a.resolve(h, true, "")
 	}
 	return b, nil
+}
+
+// fetched decides what becomes of a page of host h fetched over HTTP
+// (pg; nil when the fetch failed with pageErr) before its content is
+// looked at: the browser reads it, for the reason returned (the HTTP
+// client's network failure, a response that is not HTML, HTML over the
+// size limit, a host switched meanwhile while the page answered an error
+// status); or the HTTP page stands as it is (done: a failed fetch, an
+// error status); or its content decides ("", false).
+func (a *autoRender) fetched(h *autoHost, pg *httpfetch.Page, pageErr *engine.Error) (reason string, done bool) {
+	switch {
+	case pg == nil:
+		if pageErr != nil && pageErr.Code == engine.StepExecutionFailed {
+			if ne, ok := pageErr.Details["netError"].(string); ok {
+				return "HTTP fetch failed (" + ne + ")", true
+			}
+		}
+		return "", true
+	case !pg.IsHTML():
+		return "not HTML (" + pg.ContentType + ")", true
+	case pg.Truncated:
+		return fmt.Sprintf("HTML over %d bytes", pg.Bytes), true
+	case pg.Status < 200 || pg.Status > 299:
+		return a.switched(h), true
+	}
+	return "", false
 }
 
 // switched returns the reason h's pages go to the browser ("" = they do
