@@ -51,8 +51,8 @@ func printSummary(w io.Writer, o *options, r *results) {
 			x.Pages, x.Tabs, len(x.Auto), x.AutoMed, x.AutoHTTP*100, x.BrowserMd, x.Ratio, verdict(x.Ratio >= 1.8), x.Mismatches, verdict(x.Mismatches == 0))
 	}
 	if c := r.crawl; c != nil {
-		fmt.Fprintf(w, "10. crawl_site, %d pages of a generated site, %d tabs: render \"auto\" %.1f pages/s with %.0f%% over HTTP, render \"browser\" %.1f pages/s → %.1f×; batch_extract_pages (browser) over the same pages %.1f pages/s → crawl/batch %.2f (target ≈ 1: %s)\n",
-			c.Pages, c.Tabs, c.AutoRate, c.AutoHTTP*100, c.BrowserRate, c.Ratio, c.BatchRate, c.CrawlBatch, verdict(c.CrawlBatch >= 0.9))
+		fmt.Fprintf(w, "10. crawl_site, %d pages of a generated site, %d tabs: render \"auto\" %.1f pages/s with %.0f%% over HTTP, render \"browser\" %.1f pages/s → %.1f×; batch_extract_pages (browser) over %d of those pages %.1f pages/s → crawl/batch %.2f (target ≈ 1: %s)\n",
+			c.Pages, c.Tabs, c.AutoRate, c.AutoHTTP*100, c.BrowserRate, c.Ratio, c.BatchPages, c.BatchRate, c.CrawlBatch, verdict(c.CrawlBatch >= 0.9))
 	}
 	if m := r.memory; m != nil {
 		fmt.Fprintf(w, "11. memory in one batch_extract_pages of %d pages: daemon VmRSS %.1f MB after %d pages, %.1f MB after %d → %.2f×; Chromium PSS %.1f MB (%d processes) → %.1f MB (%d) → %.2f× (target ≤ 1.5 both: %s)\n",
