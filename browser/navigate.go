@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
@@ -90,6 +92,11 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 		idle = tb.client(evCtx).WaitRequestIdle(networkIdleQuiet, nil, []string{`/favicon\.ico(\?|$)`}, nil)
 	}
 
+	// The main frame's record starts over with this navigation (see
+	// overtaken).
+	tb.t.docs.reset()
+	retried := false
+again:
 	nav, err := proto.PageNavigate{URL: url}.Call(tb.client(evCtx))
 	if err != nil {
 		if ctx.Err() != nil && !tb.Crashed() {
@@ -130,6 +137,15 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 	if err == nil {
 		var thenVal json.RawMessage
 		res, thenVal = parseNavInfo(raw)
+		if res.FinalURL != url && nav.LoaderID != "" && !retried && tb.overtaken(evCtx, nav.LoaderID) {
+			// A navigation the previous document had started replaced
+			// this one's document: load url again, once. Its refusals
+			// were the stale document's.
+			retried = true
+			tb.t.verdicts.wait(ctx, resetTimeout)
+			tb.t.blocked.Store(nil)
+			goto again
+		}
 		if blocked := tb.t.blocked.Load(); blocked != nil {
 			// The page loaded, but one of its requests (a sub-frame, a
 			// script, a client-side redirect) was refused: the page fails.
@@ -342,4 +358,128 @@ func (s *Session) mapErr(ctx context.Context, t *tab, err error, what string) er
 // String describes a NavResult for logs.
 func (r NavResult) String() string {
 	return fmt.Sprintf("%d %s", r.Status, r.FinalURL)
+}
+
+// docEventsLag bounds how long overtaken waits for the browser's events
+// about a document it already saw in the frame tree (they travel on the
+// same connection, ahead of the frame tree's answer, but are handed over
+// separately).
+const docEventsLag = 200 * time.Millisecond
+
+// overtaken reports whether the document Page.navigate committed (loader
+// ours) was replaced by a navigation it did not ask for: one the previous
+// document had asked for before it was unloaded (a meta refresh or a
+// script's timer firing just as the new page arrived). The browser lets
+// such a navigation, started after the new document was ready to commit,
+// commit after it, so the wait ends in that stale document. A navigation
+// the new document asks for itself (a client-side redirect) is its own
+// and is not reported. It costs one Page.getFrameTree and is asked only
+// when the page ended on another URL than the one requested.
+func (tb *Tab) overtaken(ctx context.Context, ours proto.NetworkLoaderID) bool {
+	tree, err := proto.PageGetFrameTree{}.Call(tb.client(ctx))
+	if err != nil || tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return false
+	}
+	cur := tree.FrameTree.Frame.LoaderID
+	if cur == ours {
+		return false // the same document (an HTTP redirect, a same-document change)
+	}
+	c, cancel := context.WithTimeout(ctx, docEventsLag)
+	defer cancel()
+	return tb.t.docs.overtaken(c, ours, cur)
+}
+
+// docLog is what a tab's main frame reported since its holder's last
+// navigation started, in the order the browser sent it: the documents it
+// committed (Page.frameNavigated, by loader id) and the navigations its
+// documents asked for (Page.frameRequestedNavigation, loader "").
+type docLog struct {
+	mu     sync.Mutex
+	events []proto.NetworkLoaderID
+	// changed is closed and replaced when an event is added.
+	changed chan struct{}
+}
+
+// docLogCap bounds a docLog between navigations (a page that keeps
+// navigating); the oldest events are dropped.
+const docLogCap = 64
+
+// reset forgets the events so far.
+func (d *docLog) reset() {
+	d.mu.Lock()
+	d.events = d.events[:0]
+	d.mu.Unlock()
+}
+
+// add records a committed document (loader) or a requested navigation ("").
+func (d *docLog) add(loader proto.NetworkLoaderID) {
+	d.mu.Lock()
+	if len(d.events) == docLogCap {
+		d.events = append(d.events[:0], d.events[1:]...)
+	}
+	d.events = append(d.events, loader)
+	if d.changed != nil {
+		close(d.changed)
+		d.changed = nil
+	}
+	d.mu.Unlock()
+}
+
+// overtaken reports whether the document committed right after document
+// ours did so without ours asking for a navigation first. It waits (until
+// ctx ends) for the commit of document cur, the frame's current one, to be
+// recorded; false when it is not, or ours is not recorded before it.
+func (d *docLog) overtaken(ctx context.Context, ours, cur proto.NetworkLoaderID) bool {
+	for {
+		d.mu.Lock()
+		stale, known := d.verdict(ours, cur)
+		if known {
+			d.mu.Unlock()
+			return stale
+		}
+		if d.changed == nil {
+			d.changed = make(chan struct{})
+		}
+		ch := d.changed
+		d.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// verdict is overtaken on the events recorded so far; known is false
+// while cur's commit is not among them. d.mu is held.
+func (d *docLog) verdict(ours, cur proto.NetworkLoaderID) (stale, known bool) {
+	j := slices.Index(d.events, cur)
+	if j < 0 {
+		return false, false
+	}
+	i := slices.Index(d.events, ours)
+	if i < 0 || i > j {
+		return false, true
+	}
+	// The event after ours' commit exists (cur's commit is later): a
+	// request means ours asked to leave; a commit means it was overtaken.
+	return d.events[i+1] != "", true
+}
+
+// watchDocs records tab t's main-frame commits and requested navigations
+// in t.docs until its renderer crashes or it is closed.
+func (s *Session) watchDocs(t *tab) {
+	main := t.page.FrameID
+	go t.page.Context(t.crash).EachEvent(
+		func(e *proto.PageFrameNavigated) {
+			if e.Frame != nil && e.Frame.ParentID == "" {
+				t.docs.add(e.Frame.LoaderID)
+			}
+		},
+		func(e *proto.PageFrameRequestedNavigation) {
+			if e.FrameID == main {
+				t.docs.add("")
+			}
+		},
+	)()
 }

@@ -40,6 +40,9 @@ type tab struct {
 	// paused counts the requests of the tab and its child targets the
 	// Fetch domain paused (policy checks and blocked resources).
 	paused atomic.Int64
+	// docs records what its main frame did since the last navigation
+	// started (see Tab.overtaken).
+	docs docLog
 }
 
 // verdicts counts decisions under way, so a navigation can let them land
@@ -194,6 +197,7 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 		_, _ = proto.TargetCloseTarget{TargetID: target.TargetID}.Call(s.b)
 		return nil, s.mapErr(ctx, nil, err, "set up a tab")
 	}
+	s.watchDocs(t)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
