@@ -91,12 +91,15 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 
 // close releases the browser and the database (after the engine stopped).
 func (a *app) close() {
+	start := time.Now()
 	if err := a.browser.Close(); err != nil {
 		a.log.Warn("close browser", "err", err)
 	}
+	closed := time.Now()
 	if err := a.db.Close(); err != nil {
 		a.log.Warn("close database", "err", err)
 	}
+	a.log.Debug("closed", "browser", closed.Sub(start), "database", time.Since(closed))
 }
 
 // httpHandler serves /mcp, a readiness probe and the dashboard at /, and

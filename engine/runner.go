@@ -82,17 +82,25 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 	}
 
 	if rctx.Err() != nil {
+		cause := context.Cause(rctx)
+		if errors.Is(cause, errCauseShutdown) {
+			// The process is exiting and its browser with it (the
+			// browser's Close also disposes the contexts it made in a
+			// remote browser): the run is handed back at once, its
+			// session is not closed on its own, so the exit does not wait
+			// for that.
+			e.interrupted(r, env)
+			return
+		}
 		// Stop the browser work before the final state is visible, so a
-		// client that sees RUN_TIMEOUT (or a restart that sees the requeue)
-		// never finds the run's pages still loading.
+		// client that sees RUN_TIMEOUT never finds the run's pages still
+		// loading.
 		e.closeOwnedSession(r)
-		switch cause := context.Cause(rctx); {
+		switch {
 		case errors.Is(cause, errCauseTimeout):
 			e.finish(r, StatusFailed, nil, withKept(Errorf(RunTimeout,
 				"the run exceeded options.timeoutMs=%d ms while running and was stopped", r.TimeoutMs).
 				WithDetails(map[string]any{"timeoutMs": r.TimeoutMs}), e.keep(r, tpl, env)))
-		case errors.Is(cause, errCauseShutdown):
-			e.interrupted(r, env)
 		default:
 			// Canceled or lost: the final state was written by whoever
 			// cancelled or recovered it. A canceled run this execution
