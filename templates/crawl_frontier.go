@@ -28,11 +28,16 @@ import (
 // back exactly the URLs known, their depths and sequence numbers, which
 // are done and which are still to visit.
 //
-// Without a barrier the order is breadth-first only up to the pages in
-// flight: a page of depth d+1 that finishes while a page of depth d is
-// still loading adds its links (depth d+2) before that page adds its own,
-// so when maxPages binds, which deeper pages make the cut can vary from
-// run to run (with concurrency 1 it is exactly breadth-first).
+// Two depths at most are in flight at once: a URL of depth d is taken only
+// while no page of depth below d-1 is unfinished. A page of depth d may
+// finish before one of depth d-1 and add a link at d+1 that the other
+// would have found at d: a link found again at a lower depth before it is
+// taken has its depth lowered (and the finding page's record says so, in
+// Lowered), and once a URL of depth d is taken, no page that could find
+// it at a lower depth is left. So every page is visited at its
+// breadth-first depth, and maxDepth means what it says; when maxPages
+// binds, which pages of the last depth make the cut depends on the order
+// pages finish (with concurrency 1 it is exactly breadth-first).
 
 // crawlRecord is what a page's checkpoint holds for the frontier.
 type crawlRecord struct {
@@ -42,6 +47,9 @@ type crawlRecord struct {
 	// + 1, numbered FirstSeq, FirstSeq+1, … in this order.
 	Added    []string `json:"added"`
 	FirstSeq int      `json:"firstSeq"`
+	// Lowered are links the frontier knew at a greater depth, not taken
+	// yet, that the page found at its depth + 1.
+	Lowered []string `json:"lowered,omitempty"`
 }
 
 // crawlCheckpoint is a page's checkpointed output: the page as pages.json
@@ -77,19 +85,24 @@ type crawlFrontier struct {
 	// (crawlFilter.follow).
 	follow func(link string) bool
 
-	mu       sync.Mutex
-	known    map[string]int // normalised URL → pool index
-	nodes    []crawlNode    // by pool index
-	queue    crawlQueue     // pool indexes to visit, breadth-first first
-	inflight int            // taken by next, not yet stored
-	nextSeq  int
+	mu    sync.Mutex
+	known map[string]int // normalised URL → pool index
+	nodes []crawlNode    // by pool index
+	queue crawlQueue     // pool indexes to visit, breadth-first first
+	// taken marks the pool indexes next handed out (visited or being
+	// visited): their depth no longer changes.
+	taken    map[int]bool
+	inflight int // taken by next, not yet stored
+	// inflightAt counts the pages in flight by depth.
+	inflightAt map[int]int
+	nextSeq    int
 	// wake is closed (and replaced) when the queue or inflight changes.
 	wake chan struct{}
 }
 
 func newCrawlFrontier(pool *urlPool, maxPages, maxDepth int, follow func(string) bool) *crawlFrontier {
 	f := &crawlFrontier{pool: pool, maxPages: maxPages, maxDepth: maxDepth, follow: follow,
-		known: map[string]int{}, wake: make(chan struct{})}
+		known: map[string]int{}, taken: map[int]bool{}, inflightAt: map[int]int{}, wake: make(chan struct{})}
 	f.queue.nodes = &f.nodes
 	return f
 }
@@ -123,7 +136,12 @@ func (f *crawlFrontier) rebuild(start string, prior map[string]engine.Item) {
 		}
 	}
 	// Breadth first from the start URL over the stored records: every
-	// page finished is reached through the checkpoint that added it.
+	// page finished is reached through the checkpoint that added it. A
+	// finished page keeps the depth it was visited at; a URL still to
+	// visit gets the lowest depth a finished page found it at (Lowered
+	// may name it before the record that adds it is replayed).
+	lowest := map[string]int{}
+	var queued []int
 	work := []int{f.admitLocked(start, crawlNode{0, 0})}
 	for len(work) > 0 {
 		i := work[0]
@@ -131,15 +149,25 @@ func (f *crawlFrontier) rebuild(start string, prior map[string]engine.Item) {
 		url := f.pool.urls[i]
 		it, done := prior[url]
 		if !done {
-			heap.Push(&f.queue, i)
+			queued = append(queued, i)
 			continue
 		}
 		f.pool.restored(i, it)
-		n, cp := f.nodes[i], cps[url]
+		f.taken[i] = true
+		cp := cps[url]
+		if cp.Frontier != nil && cp.Depth < f.nodes[i].depth {
+			f.nodes[i].depth = cp.Depth
+		}
+		n := f.nodes[i]
 		if r := cp.Frontier; r != nil {
 			for j, l := range r.Added {
 				if _, dup := f.known[l]; !dup && len(f.nodes) < f.maxPages {
 					work = append(work, f.admitLocked(l, crawlNode{n.depth + 1, r.FirstSeq + j}))
+				}
+			}
+			for _, l := range r.Lowered {
+				if d, ok := lowest[l]; !ok || n.depth+1 < d {
+					lowest[l] = n.depth + 1
 				}
 			}
 			continue
@@ -151,6 +179,12 @@ func (f *crawlFrontier) rebuild(start string, prior map[string]engine.Item) {
 		}
 		added, _ := f.addLocked(found, n.depth+1)
 		work = append(work, added...)
+	}
+	for _, i := range queued {
+		if d, ok := lowest[f.pool.urls[i]]; ok && d < f.nodes[i].depth {
+			f.nodes[i].depth = d
+		}
+		heap.Push(&f.queue, i)
 	}
 }
 
@@ -173,21 +207,36 @@ func (f *crawlFrontier) addLocked(found []string, d int) ([]int, int) {
 	return added, first
 }
 
-// unknown returns the URLs of urls the frontier does not know, none once
-// it is full.
-func (f *crawlFrontier) unknown(urls []string) []string {
+// unknown returns the URLs of urls the frontier does not know (none once
+// it is full) or knows at a depth greater than d and has not handed out.
+func (f *crawlFrontier) unknown(urls []string, d int) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.nodes) >= f.maxPages {
-		return nil
-	}
+	full := len(f.nodes) >= f.maxPages
 	out := urls[:0:0]
 	for _, u := range urls {
-		if _, dup := f.known[u]; !dup {
+		i, dup := f.known[u]
+		if (!dup && !full) || (dup && !f.taken[i] && f.nodes[i].depth > d) {
 			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// lowerLocked gives the URLs of found the frontier knows at a depth
+// greater than d, not handed out yet, depth d, and returns them.
+func (f *crawlFrontier) lowerLocked(found []string, d int) []string {
+	var lowered []string
+	for _, u := range found {
+		if i, dup := f.known[u]; dup && !f.taken[i] && f.nodes[i].depth > d {
+			f.nodes[i].depth = d
+			lowered = append(lowered, u)
+		}
+	}
+	if len(lowered) > 0 {
+		heap.Init(&f.queue)
+	}
+	return lowered
 }
 
 // linkTargets returns a page's links normalised (normalizeLink), each
@@ -221,13 +270,15 @@ func followed(urls []string, follow func(string) bool) []string {
 func (f *crawlFrontier) next(ctx context.Context) (int, bool) {
 	for {
 		f.mu.Lock()
-		if f.queue.Len() > 0 {
+		if f.queue.Len() > 0 && f.mayTakeLocked(f.nodes[f.queue.idx[0]].depth) {
 			i := heap.Pop(&f.queue).(int)
+			f.taken[i] = true
 			f.inflight++
+			f.inflightAt[f.nodes[i].depth]++
 			f.mu.Unlock()
 			return i, true
 		}
-		if f.inflight == 0 {
+		if f.queue.Len() == 0 && f.inflight == 0 {
 			f.mu.Unlock()
 			return 0, false
 		}
@@ -241,6 +292,18 @@ func (f *crawlFrontier) next(ctx context.Context) (int, bool) {
 	}
 }
 
+// mayTakeLocked reports whether a URL of depth d may be taken now: no page
+// of depth below d-1 is in flight (one could still find it at a lower
+// depth).
+func (f *crawlFrontier) mayTakeLocked(d int) bool {
+	for depth, n := range f.inflightAt {
+		if n > 0 && depth < d-1 {
+			return false
+		}
+	}
+	return true
+}
+
 // finish records what page i (taken by next) adds to the frontier: its
 // new links are known from now on (no other page adds them again) and
 // written into its checkpoint, cp.Frontier; the returned function queues
@@ -250,12 +313,13 @@ func (f *crawlFrontier) finish(i int, cp *crawlCheckpoint) func() {
 	n := f.node(i)
 	var found []string
 	if n.depth < f.maxDepth {
-		found = followed(f.unknown(linkTargets(cp.Links)), f.follow)
+		found = followed(f.unknown(linkTargets(cp.Links), n.depth+1), f.follow)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	lowered := f.lowerLocked(found, n.depth+1)
 	added, first := f.addLocked(found, n.depth+1)
-	rec := &crawlRecord{Seq: n.seq, FirstSeq: first, Added: make([]string, len(added))}
+	rec := &crawlRecord{Seq: n.seq, FirstSeq: first, Added: make([]string, len(added)), Lowered: lowered}
 	for j, a := range added {
 		rec.Added[j] = f.pool.urls[a]
 	}
@@ -267,6 +331,7 @@ func (f *crawlFrontier) finish(i int, cp *crawlCheckpoint) func() {
 			heap.Push(&f.queue, a)
 		}
 		f.inflight--
+		f.inflightAt[n.depth]--
 		close(f.wake)
 		f.wake = make(chan struct{})
 	}
