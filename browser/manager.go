@@ -121,7 +121,7 @@ func NewManager(o Options) *Manager {
 	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
 		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
 		live: newLiveRegistry()}
-	m.policy = &requestPolicy{m: m}
+	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL)}
 	specs := o.Browser
 	if len(specs) == 0 {
 		specs = []string{""}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
@@ -26,15 +25,8 @@ const dnsCacheTTL = 30 * time.Second
 // requestPolicy applies the URL policy (03 §3.3) to every request the
 // browser makes, with a small DNS cache for the restricted-trust check.
 type requestPolicy struct {
-	m *Manager
-
-	mu    sync.Mutex
-	cache map[string]dnsEntry
-}
-
-type dnsEntry struct {
-	addrs []netip.Addr
-	until time.Time
+	m   *Manager
+	dns *engine.HostCache
 }
 
 // restricted reports whether a trust level is "restricted".
@@ -120,7 +112,7 @@ func (m *Manager) fetchPatterns() []*proto.FetchRequestPattern {
 func (rp *requestPolicy) check(raw string) *engine.Error {
 	pol := rp.m.Policy()
 	base := pol.Resolve
-	pol.Resolve = func(host string) ([]netip.Addr, error) { return rp.resolve(host, base) }
+	pol.Resolve = func(host string) ([]netip.Addr, error) { return rp.dns.Resolve(host, base) }
 	e := engine.AsError(engine.CheckURL(raw, pol))
 	if e == nil {
 		return nil
@@ -149,28 +141,4 @@ func policyReason(e *engine.Error) string {
 	default:
 		return "scheme"
 	}
-}
-
-// resolve answers from the cache or looks the host up with base (nil =
-// engine.CheckURL's system resolver). Failed and empty lookups are not
-// cached: CheckURL refuses them, and the next request asks again.
-func (rp *requestPolicy) resolve(host string, base func(string) ([]netip.Addr, error)) ([]netip.Addr, error) {
-	now := time.Now()
-	rp.mu.Lock()
-	if e, ok := rp.cache[host]; ok && now.Before(e.until) {
-		rp.mu.Unlock()
-		return e.addrs, nil
-	}
-	rp.mu.Unlock()
-	addrs, err := engine.URLPolicy{Resolve: base}.LookupHost(host)
-	if err != nil {
-		return nil, err
-	}
-	rp.mu.Lock()
-	if rp.cache == nil || len(rp.cache) > 4096 {
-		rp.cache = map[string]dnsEntry{}
-	}
-	rp.cache[host] = dnsEntry{addrs: addrs, until: now.Add(dnsCacheTTL)}
-	rp.mu.Unlock()
-	return addrs, nil
 }

@@ -39,7 +39,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -133,7 +132,9 @@ type Fetcher struct {
 	client *http.Client
 	tr     *http.Transport
 	jar    http.CookieJar
-	dns    *dnsCache
+	dns    *engine.HostCache
+	// res answers the lookups of the policy's pre-check (CheckURL).
+	res Resolver
 }
 
 // New returns a Fetcher. Errors: a cookie jar cannot be made (never in
@@ -158,7 +159,7 @@ func New(o Options) (*Fetcher, error) {
 	if res == nil && o.Policy.Resolve != nil {
 		resolve := o.Policy.Resolve
 		res = ResolverFunc(func(ctx context.Context, _, host string) ([]netip.Addr, error) {
-			return lookupCtx(ctx, func() ([]netip.Addr, error) { return resolve(host) })
+			return engine.URLPolicy{Resolve: resolve}.LookupHostContext(ctx, host)
 		})
 	}
 	if res == nil {
@@ -183,7 +184,7 @@ func New(o Options) (*Fetcher, error) {
 		// target of every connection.
 		Proxy: nil,
 	}
-	f := &Fetcher{opts: o, tr: tr, jar: jar, dns: &dnsCache{res: res, entries: map[string]dnsEntry{}}}
+	f := &Fetcher{opts: o, tr: tr, jar: jar, dns: engine.NewHostCache(dnsTTL), res: res}
 	f.client = &http.Client{
 		Transport: tr,
 		Jar:       jar,
@@ -243,7 +244,7 @@ func (f *Fetcher) Close() { f.tr.CloseIdleConnections() }
 //   - ctx's cause when ctx ended (the caller's cancellation).
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	pol := f.opts.Policy
-	pol.Resolve = f.dns.resolve
+	pol.Resolve = func(host string) ([]netip.Addr, error) { return f.dns.Resolve(host, f.lookup) }
 	if err := engine.CheckURL(rawURL, pol); err != nil {
 		return nil, err
 	}
@@ -410,62 +411,14 @@ func short(u string) string {
 	return u
 }
 
+// lookup resolves host with the Fetcher's resolver, within 5 s.
+func (f *Fetcher) lookup(host string) ([]netip.Addr, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return f.res.LookupNetIP(ctx, "ip", host)
+}
+
 // dnsTTL is how long the engine.CheckURL lookups of a Fetcher are reused.
 // Only that pre-check uses the cache; the dialer looks up afresh for every
 // connection and checks what it connects to.
 const dnsTTL = 30 * time.Second
-
-// dnsCache caches successful lookups for engine.CheckURL.
-type dnsCache struct {
-	res     Resolver
-	mu      sync.Mutex
-	entries map[string]dnsEntry
-}
-
-type dnsEntry struct {
-	addrs []netip.Addr
-	until time.Time
-}
-
-// resolve is URLPolicy.Resolve for CheckURL.
-func (c *dnsCache) resolve(host string) ([]netip.Addr, error) {
-	now := time.Now()
-	c.mu.Lock()
-	if e, ok := c.entries[host]; ok && now.Before(e.until) {
-		c.mu.Unlock()
-		return e.addrs, nil
-	}
-	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	addrs, err := c.res.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if len(c.entries) > 4096 {
-		c.entries = map[string]dnsEntry{}
-	}
-	c.entries[host] = dnsEntry{addrs: addrs, until: now.Add(dnsTTL)}
-	c.mu.Unlock()
-	return addrs, nil
-}
-
-// lookupCtx runs a blocking lookup, giving up when ctx ends.
-func lookupCtx(ctx context.Context, lookup func() ([]netip.Addr, error)) ([]netip.Addr, error) {
-	type answer struct {
-		addrs []netip.Addr
-		err   error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		a, err := lookup()
-		ch <- answer{a, err}
-	}()
-	select {
-	case a := <-ch:
-		return a.addrs, a.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}

@@ -173,15 +173,8 @@ func (s *Server) nextSampling(ctx context.Context, id string, asked map[string]b
 // samplingOf is the sampling/createMessage params of a question, or nil
 // when the question is another kind of request.
 func samplingOf(q engine.InputRequest) *sdk.CreateMessageParams {
-	var r struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(q.Request, &r) != nil || r.Method != "sampling/createMessage" {
-		return nil
-	}
 	var p sdk.CreateMessageParams
-	if json.Unmarshal(r.Params, &p) != nil {
+	if !paramsOf(q, "sampling/createMessage", &p) {
 		return nil
 	}
 	return &p
@@ -228,18 +221,21 @@ func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.Inp
 // elicitationOf is the elicitation/create params of a question, or nil when
 // the question is another kind of request.
 func elicitationOf(q engine.InputRequest) *sdk.ElicitParams {
+	var p sdk.ElicitParams
+	if !paramsOf(q, "elicitation/create", &p) {
+		return nil
+	}
+	return &p
+}
+
+// paramsOf decodes the params of question q into p when its MCP request
+// is method, and reports whether it did.
+func paramsOf(q engine.InputRequest, method string, p any) bool {
 	var r struct {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(q.Request, &r) != nil || r.Method != "elicitation/create" {
-		return nil
-	}
-	var p sdk.ElicitParams
-	if json.Unmarshal(r.Params, &p) != nil {
-		return nil
-	}
-	return &p
+	return json.Unmarshal(q.Request, &r) == nil && r.Method == method && json.Unmarshal(r.Params, p) == nil
 }
 
 // elicit puts question q to the client and delivers its response to the

@@ -281,7 +281,7 @@ func (p *Proxy) dialChecked(ctx context.Context, network, hostport string) (net.
 	if a, err := netip.ParseAddr(name); err == nil {
 		addrs = []netip.Addr{a}
 	} else {
-		addrs, err = lookup(ctx, pol, name)
+		addrs, err = pol.LookupHostContext(ctx, name)
 		if err != nil {
 			return nil, p.refuse(host, engine.Errorf(engine.TrustLevelNotAllowed,
 				"%s cannot be resolved (%v), and trust level restricted refuses hosts whose addresses it cannot check; use a host that resolves to a public address, or run the server with trust level local", host, err).
@@ -307,26 +307,6 @@ func (p *Proxy) dialChecked(ctx context.Context, network, hostport string) (net.
 		}
 	}
 	return nil, firstErr
-}
-
-// lookup resolves name with the policy's resolver, giving up when ctx
-// ends (a resolver that hangs must not hold the request forever).
-func lookup(ctx context.Context, pol engine.URLPolicy, name string) ([]netip.Addr, error) {
-	type answer struct {
-		addrs []netip.Addr
-		err   error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		a, err := pol.LookupHost(name)
-		ch <- answer{a, err}
-	}()
-	select {
-	case a := <-ch:
-		return a.addrs, a.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // refuse counts and logs a refusal and returns it as an error.
