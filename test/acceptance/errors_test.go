@@ -224,8 +224,12 @@ func TestBlackboxBrowserErrors(t *testing.T) {
 	cs := connectHTTP(t, startServe(t), nil)
 
 	t.Run("navigation_timeout", func(t *testing.T) {
+		// perPageTimeoutMs applies to both pages: it must leave a loaded
+		// machine time to open a tab and load /page/1 (1000 ms did not at
+		// load 20-35, and the fast page failed too), while /hang never
+		// answers whatever the bound.
 		run, isErr := call(t, cs, "run_task_template", obj{"templateId": "batch_extract_pages",
-			"inputs":  obj{"urls": []any{fx.URL("/hang"), fx.URL("/page/1")}, "perPageTimeoutMs": 1000},
+			"inputs":  obj{"urls": []any{fx.URL("/hang"), fx.URL("/page/1")}, "perPageTimeoutMs": 10000},
 			"options": obj{"mode": "sync", "timeoutMs": 60000}})
 		if isErr || run["status"] != "partial_success" {
 			t.Fatalf("one hanging page of two: want partial_success, got isError=%v %v %v", isErr, run["status"], run["error"])
