@@ -31,7 +31,7 @@ func TestRestrictedRangesTable(t *testing.T) {
 		restricted := URLPolicy{TrustLevel: "restricted", Resolve: resolve, LocalAddrs: own}
 		local := URLPolicy{TrustLevel: "local", Resolve: resolve, LocalAddrs: own}
 		checks := map[string]func(URLPolicy) error{
-			"literal URL": func(p URLPolicy) error { return CheckURL("http://"+urlHost(c.Addr)+":8080/x", p) },
+			"literal URL":  func(p URLPolicy) error { return CheckURL("http://"+urlHost(c.Addr)+":8080/x", p) },
 			"resolved URL": func(p URLPolicy) error { return CheckURL("https://target.test/x", p) },
 			"connect": func(p URLPolicy) error {
 				return CheckAddr(p, "target.test", netip.AddrPortFrom(c.Addr, 443))
