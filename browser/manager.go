@@ -19,6 +19,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser/egress"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // DefaultMaxTabsPerSession caps the tabs of one session when Options leaves
@@ -121,7 +122,7 @@ func NewManager(o Options) *Manager {
 	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
 		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
 		live: newLiveRegistry()}
-	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL)}
+	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL), own: netpolicy.NewOwnAddrs(ownAddrsTTL)}
 	specs := o.Browser
 	if len(specs) == 0 {
 		specs = []string{""}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser/egress"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // dnsCacheTTL is how long a hostname's addresses are reused by the
@@ -27,10 +28,17 @@ const dnsCacheTTL = 30 * time.Second
 type requestPolicy struct {
 	m   *Manager
 	dns *engine.HostCache
+	// own caches this machine's addresses for the policy (refused under
+	// restricted), read at most once per ownAddrsTTL.
+	own *netpolicy.OwnAddrs
 }
 
-// restricted reports whether a trust level is "restricted".
-func restricted(level string) bool { return strings.EqualFold(level, "restricted") }
+// ownAddrsTTL is how long the machine's address list is reused by every
+// check of this Manager's policy (one kernel read per ttl, not per request).
+const ownAddrsTTL = 10 * time.Second
+
+// restricted reports whether a trust level is netpolicy.Restricted.
+func restricted(level string) bool { return netpolicy.IsRestricted(level) }
 
 // egressArgs returns the switches that send a launched browser's
 // connections through the egress proxy, starting the proxy on first use
@@ -58,14 +66,15 @@ func (m *Manager) egressArgs() ([]string, error) {
 }
 
 // Policy returns the URL policy runs of this Manager are held to: trust
-// level, file: URLs, the deny list (the daemon's own listener) and the
-// resolver of Options.
+// level, file: URLs, the deny list (the daemon's own listener), the
+// resolver of Options and the machine's addresses (cached).
 func (m *Manager) Policy() engine.URLPolicy {
 	return engine.URLPolicy{
 		AllowFileURLs: m.opts.AllowFileURLs,
 		TrustLevel:    m.opts.TrustLevel,
 		DenyHosts:     m.DenyHosts(),
 		Resolve:       m.opts.Resolve,
+		LocalAddrs:    m.policy.own.List,
 	}
 }
 

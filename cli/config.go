@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 	"github.com/browsertask/browsertask/mcp"
 	"github.com/browsertask/browsertask/modelfill"
 )
@@ -150,7 +151,7 @@ func applyEnv(fs *flag.FlagSet, c *config, getenv func(string) string, shared ma
 // finish validates values and derives durations.
 func (c *config) finish() error {
 	e := &c.engine
-	if e.TrustLevel != "local" && e.TrustLevel != "restricted" {
+	if e.TrustLevel != netpolicy.Local && e.TrustLevel != netpolicy.Restricted {
 		return fmt.Errorf("--trust must be local or restricted, got %q", e.TrustLevel)
 	}
 	if e.MaxConcurrentRuns < 1 {

@@ -9,14 +9,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // URLPolicy says which URLs a run may navigate to (README, "Security model").
 type URLPolicy struct {
 	// AllowFileURLs permits file: URLs (only with trust level "local").
 	AllowFileURLs bool
-	// TrustLevel is "local" (default when empty) or "restricted"; restricted
-	// refuses loopback, private and link-local targets.
+	// TrustLevel is netpolicy.Local (default when empty) or
+	// netpolicy.Restricted; restricted refuses every internal address
+	// netpolicy.Classify knows (loopback, private, link-local, carrier-grade
+	// NAT, multicast, the IPv6 forms carrying such an IPv4, …) and the
+	// machine's own addresses.
 	TrustLevel string
 	// DenyHosts are host:port pairs that are never navigable: the daemon's
 	// own listener, so a page cannot drive our API.
@@ -24,6 +29,11 @@ type URLPolicy struct {
 	// Resolve looks up a hostname's addresses for the restricted check; nil
 	// uses the system resolver with a 2 s timeout.
 	Resolve func(host string) ([]netip.Addr, error)
+	// LocalAddrs lists this machine's addresses (refused under restricted;
+	// under any trust, the daemon's port on them when it listens on a
+	// wildcard address); nil reads the interfaces at each check. The
+	// browser manager passes a netpolicy.OwnAddrs cache.
+	LocalAddrs func() []netip.Addr
 }
 
 // maxURLInMessage bounds how much of a URL an error message repeats.
@@ -32,9 +42,12 @@ const maxURLInMessage = 200
 // CheckURL reports whether raw may be navigated to under p. It returns nil,
 // an INVALID_PARAMETER *Error (unparsable URL, a scheme other than http and
 // https, file: without --allow-file-urls, the daemon's own address) or a
-// TRUST_LEVEL_NOT_ALLOWED *Error (trust "restricted" and a loopback, private
-// or link-local target, a host that cannot be resolved — fail closed, details
-// {"reason": ReasonUnresolvable} — or file: under restricted trust).
+// TRUST_LEVEL_NOT_ALLOWED *Error (trust "restricted" and a target, literal
+// or resolved, that netpolicy.Classify calls internal — loopback, private,
+// link-local, carrier-grade NAT, benchmarking, multicast, the machine's own
+// addresses, IPv6 forms carrying such an IPv4 —, a host that cannot be
+// resolved — fail closed, details {"reason": ReasonUnresolvable} — or
+// file: under restricted trust).
 // Messages name the URL and the fix; details carry {"url"}.
 func CheckURL(raw string, p URLPolicy) error {
 	shown := raw
@@ -49,7 +62,7 @@ func CheckURL(raw string, p URLPolicy) error {
 		return bad(InvalidParameter, "%q is not a valid URL; give an absolute http:// or https:// URL", shown)
 	}
 	scheme := strings.ToLower(u.Scheme)
-	restricted := strings.EqualFold(p.TrustLevel, "restricted")
+	restricted := netpolicy.IsRestricted(p.TrustLevel)
 	switch scheme {
 	case "http", "https":
 	case "file":
@@ -75,7 +88,7 @@ func CheckURL(raw string, p URLPolicy) error {
 	}
 	addr, isIP := parseHostIP(host)
 	for _, d := range p.DenyHosts {
-		if deniedHost(d, host, port, addr, isIP) {
+		if deniedHost(d, host, port, addr, isIP) || (isIP && p.deniedOwn(d, port, addr)) {
 			return bad(InvalidParameter, "%q points at this server's own address %s, which is never navigable; use another URL", shown, d)
 		}
 	}
@@ -86,8 +99,8 @@ func CheckURL(raw string, p URLPolicy) error {
 		return bad(TrustLevelNotAllowed, "%q targets localhost, which trust level restricted refuses; use a public URL or run the server with trust level local", shown)
 	}
 	if isIP {
-		if InternalAddr(addr) {
-			return bad(TrustLevelNotAllowed, "%q targets the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, addr)
+		if v := p.Classify(addr); v.Internal {
+			return bad(TrustLevelNotAllowed, "%q targets the internal address %s (%s), which trust level restricted refuses; use a public URL or run the server with trust level local", shown, addr, v)
 		}
 		return nil
 	}
@@ -99,9 +112,10 @@ func CheckURL(raw string, p URLPolicy) error {
 		return bad(TrustLevelNotAllowed, "%q: its host %s cannot be resolved (%v), and trust level restricted refuses hosts whose addresses it cannot check; use a URL whose host resolves to a public address, or run the server with trust level local", shown, host, err).
 			WithDetails(map[string]any{"reason": ReasonUnresolvable})
 	}
+	own := p.localAddrs()
 	for _, a := range addrs {
-		if InternalAddr(a) {
-			return bad(TrustLevelNotAllowed, "%q resolves to the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", shown, a)
+		if v := netpolicy.Classify(a, own); v.Internal {
+			return bad(TrustLevelNotAllowed, "%q resolves to the internal address %s (%s), which trust level restricted refuses; use a public URL or run the server with trust level local", shown, a, v)
 		}
 	}
 	return nil
@@ -132,17 +146,19 @@ func (p URLPolicy) LookupHost(host string) ([]netip.Addr, error) {
 }
 
 // CheckAddr reports whether a connection to ap, one of the addresses host
-// resolved to, is allowed under p. It is the check a forward proxy applies
-// just before it connects, to the very address it connects to, so no
-// second DNS lookup (the browser's, or a rebinding answer) can slip in
-// between check and connect. It returns nil, TRUST_LEVEL_NOT_ALLOWED
-// (trust "restricted" and a loopback, private, link-local or unspecified
-// address) or INVALID_PARAMETER (the daemon's own address from
-// DenyHosts). Messages name host, the address and the fix; details carry
-// {"host", "addr"}.
+// resolved to, is allowed under p. It is the check the checked dialer
+// (NewCheckedDialer: the HTTP fetch path and the egress proxy) applies just
+// before it connects, to the very address it connects to, so no second
+// DNS lookup (the browser's, or a rebinding answer) can slip in between
+// check and connect. It returns nil, TRUST_LEVEL_NOT_ALLOWED (trust
+// "restricted" and an address netpolicy.Classify calls internal, the
+// machine's own addresses included) or INVALID_PARAMETER (the daemon's own
+// address from DenyHosts, and the machine's addresses at the port of a
+// wildcard deny entry, whatever the trust). Messages name host, the
+// address, the range and the fix; details carry {"host", "addr"}.
 func CheckAddr(p URLPolicy, host string, ap netip.AddrPort) error {
 	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	addr := ap.Addr().Unmap()
+	addr := ap.Addr().WithZone("").Unmap()
 	port := strconv.Itoa(int(ap.Port()))
 	bad := func(code ErrorCode, format string, args ...any) *Error {
 		return Errorf(code, format, args...).WithDetails(map[string]any{"host": host, "addr": ap.String()})
@@ -151,11 +167,51 @@ func CheckAddr(p URLPolicy, host string, ap netip.AddrPort) error {
 		if deniedHost(d, host, port, addr, false) || deniedHost(d, addr.String(), port, addr, true) {
 			return bad(InvalidParameter, "%s (%s) is this server's own address %s, which is never reachable from a page; use another URL", host, ap, d)
 		}
+		if p.deniedOwn(d, port, addr) {
+			return bad(InvalidParameter, "%s (%s) is an address of this machine, where this server listens on %s; it is never reachable from a page; use another URL", host, ap, d)
+		}
 	}
-	if strings.EqualFold(p.TrustLevel, "restricted") && InternalAddr(addr) {
-		return bad(TrustLevelNotAllowed, "%s connects to the internal address %s, which trust level restricted refuses; use a public URL or run the server with trust level local", host, ap)
+	if !netpolicy.IsRestricted(p.TrustLevel) {
+		return nil
+	}
+	if v := p.Classify(addr); v.Internal {
+		return bad(TrustLevelNotAllowed, "%s connects to the internal address %s (%s), which trust level restricted refuses; use a public URL or run the server with trust level local", host, ap, v)
 	}
 	return nil
+}
+
+// Classify is netpolicy.Classify with this policy's view of the machine's
+// own addresses: the one verdict every door of trust restricted uses.
+func (p URLPolicy) Classify(a netip.Addr) netpolicy.Verdict {
+	return netpolicy.Classify(a, p.localAddrs())
+}
+
+// localAddrs returns the machine's addresses from LocalAddrs, or read
+// from the interfaces.
+func (p URLPolicy) localAddrs() []netip.Addr {
+	if p.LocalAddrs != nil {
+		return p.LocalAddrs()
+	}
+	return netpolicy.InterfaceAddrs()
+}
+
+// deniedOwn reports whether addr:port is one of this machine's addresses
+// at the port of d, a wildcard deny entry (0.0.0.0, [::] or no host): a
+// daemon listening there answers on every address of the machine.
+func (p URLPolicy) deniedOwn(d, port string, addr netip.Addr) bool {
+	dh, dp, err := net.SplitHostPort(d)
+	if err != nil || dp != port {
+		return false
+	}
+	if da, err := netip.ParseAddr(dh); dh != "" && (err != nil || !da.IsUnspecified()) {
+		return false
+	}
+	for _, own := range p.localAddrs() {
+		if own.WithZone("").Unmap() == addr.WithZone("").Unmap() {
+			return true
+		}
+	}
+	return false
 }
 
 // systemResolve resolves with the system resolver, bounded to 2 s.
@@ -163,16 +219,6 @@ func systemResolve(host string) ([]netip.Addr, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-}
-
-// InternalAddr reports loopback, private, link-local and unspecified
-// addresses (IPv4-mapped IPv6 included): the targets trust restricted
-// refuses. Exported so the egress proxy applies the same rule to the
-// address it connects to.
-func InternalAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsUnspecified()
 }
 
 // deniedHost reports whether host:port is the deny entry d. A wildcard

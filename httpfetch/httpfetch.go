@@ -4,14 +4,15 @@
 //
 //   - Every connection, redirects included, is opened by a dialer that
 //     resolves the host once, checks every address of the answer against
-//     the trust level (engine.CheckAddr: under restricted no loopback,
-//     private, link-local or unspecified address; here also no multicast,
-//     broadcast or 0.0.0.0/8) and against the deny list (the daemon's own
-//     host:port, whatever the trust level, and this machine's addresses
-//     when the daemon listens on a wildcard address), then connects to
-//     exactly the address it checked (a net.Dialer Control hook checks
-//     the socket's address once more). A DNS answer that changes between
-//     the check and the connection cannot reach a refused address.
+//     the trust level (engine.CheckAddr: under restricted no address
+//     netpolicy.Classify calls internal, the machine's own included) and
+//     against the deny list (the daemon's own host:port, whatever the
+//     trust level, and this machine's addresses when the daemon listens
+//     on a wildcard address), then connects to exactly the address it
+//     checked (a net.Dialer Control hook checks the socket's address once
+//     more). It is the egress proxy's dialer too (engine.NewCheckedDialer).
+//     A DNS answer that changes between the check and the connection
+//     cannot reach a refused address.
 //   - Redirects are followed here, not by net/http: each Location is
 //     resolved with the URL Standard's parser (as a browser would) and
 //     checked with engine.CheckURL before it is requested; at most
@@ -44,6 +45,7 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 	"github.com/browsertask/browsertask/internal/weburl"
 )
 
@@ -172,7 +174,10 @@ func New(o Options) (*Fetcher, error) {
 	if err := seedCookies(jar, o.Cookies); err != nil {
 		return nil, err
 	}
-	d := &checkedDialer{policy: o.Policy, resolver: res, dial: o.Dial}
+	if o.Policy.LocalAddrs == nil {
+		o.Policy.LocalAddrs = netpolicy.NewOwnAddrs(ownAddrsTTL).List
+	}
+	d := newDialer(o.Policy, res, o.Dial)
 	tr := &http.Transport{
 		DialContext:         d.DialContext,
 		ForceAttemptHTTP2:   true,
@@ -356,9 +361,11 @@ func drain(resp *http.Response) {
 
 // mapErr turns a failed request for u into the documented errors.
 func (f *Fetcher) mapErr(parent, fctx context.Context, u string, err error) error {
-	var ref *Refusal
+	var ref *netpolicy.RefusedError
 	if errors.As(err, &ref) {
-		return blocked(u, ref.Err)
+		if e := engine.AsError(ref.Err); e != nil {
+			return blocked(u, e)
+		}
 	}
 	if parent.Err() != nil {
 		return context.Cause(parent)

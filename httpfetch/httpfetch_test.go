@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // newFetcher builds a Fetcher or fails the test.
@@ -135,7 +137,7 @@ func TestRestrictedRebindingRefusedAtDial(t *testing.T) {
 	if len(lookups) != 2 {
 		t.Fatalf("lookups = %q, want one for the check and one for the connection", lookups)
 	}
-	var ref *Refusal
+	var ref *netpolicy.RefusedError
 	if !errors.As(refusalOf(t, f, "rebind.test", port(srv)), &ref) || ref.Addr.Addr() != loop {
 		t.Fatalf("the dialer did not refuse 127.0.0.1 itself (%v)", ref)
 	}
@@ -148,9 +150,9 @@ func TestRestrictedRebindingRefusedAtDial(t *testing.T) {
 // error.
 func refusalOf(t *testing.T, f *Fetcher, host, port string) error {
 	t.Helper()
-	d := &checkedDialer{policy: f.opts.Policy, resolver: ResolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
+	d := newDialer(f.opts.Policy, ResolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-	})}
+	}), nil)
 	c, err := d.DialContext(context.Background(), "tcp", host+":"+port)
 	if err == nil {
 		c.Close()
@@ -159,14 +161,17 @@ func refusalOf(t *testing.T, f *Fetcher, host, port string) error {
 	return err
 }
 
-// TestRestrictedMulticastAndUnresolvable: addresses CheckURL lets through
-// but the dialer refuses (multicast), and names that do not resolve.
+// TestRestrictedMulticastAndUnresolvable: multicast (once refused by the
+// dialer only, now by the one classifier CheckURL shares) and names that do
+// not resolve.
 func TestRestrictedMulticastAndUnresolvable(t *testing.T) {
 	pn := fixture.NewPublicNet()
 	pn.Map("multicast.test", netip.MustParseAddr("239.1.2.3"))
 	f := newFetcher(t, Options{Policy: engine.URLPolicy{TrustLevel: "restricted", Resolve: pn.Resolve}, Dial: pn.Dial})
 	_, err := fetch(t, f, "http://multicast.test/")
-	wantCode(t, err, engine.TrustLevelNotAllowed, "trust-restricted")
+	if e := wantCode(t, err, engine.TrustLevelNotAllowed, ""); !strings.Contains(e.Message, "multicast 224.0.0.0/4") {
+		t.Fatalf("message does not name the range: %s", e.Message)
+	}
 	_, err = fetch(t, f, "http://nowhere.test/")
 	e := wantCode(t, err, engine.TrustLevelNotAllowed, "")
 	if e.Details["reason"] != engine.ReasonUnresolvable {
@@ -210,21 +215,34 @@ func TestDaemonAddressNeverReachable(t *testing.T) {
 // is refused on every address of this machine at that port.
 func TestWildcardDenyCoversOwnAddresses(t *testing.T) {
 	own := netip.MustParseAddr("192.0.2.44")
-	d := &checkedDialer{
-		policy:     engine.URLPolicy{TrustLevel: "local", DenyHosts: []string{"0.0.0.0:7788"}},
-		localAddrs: func() []netip.Addr { return []netip.Addr{netip.MustParseAddr("127.0.0.1"), own} },
-	}
+	pol := engine.URLPolicy{TrustLevel: "local", DenyHosts: []string{"0.0.0.0:7788"},
+		LocalAddrs: func() []netip.Addr { return []netip.Addr{netip.MustParseAddr("127.0.0.1"), own} }}
+	var dials []string
+	d := newDialer(pol, ResolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
+		return nil, errors.New("literals only")
+	}), func(_ context.Context, _, addr string) (net.Conn, error) {
+		dials = append(dials, addr)
+		return nil, errors.New("not dialled in this test")
+	})
 	for _, ap := range []string{"192.0.2.44:7788", "127.0.0.1:7788", "0.0.0.0:7788"} {
-		err := d.check("host.test", netip.MustParseAddrPort(ap))
-		var ref *Refusal
-		if !errors.As(err, &ref) || ref.Err.Code != engine.InvalidParameter {
+		_, err := d.DialContext(context.Background(), "tcp", ap)
+		var ref *netpolicy.RefusedError
+		if !errors.As(err, &ref) || engine.AsError(ref.Err).Code != engine.InvalidParameter {
 			t.Errorf("%s: err = %v, want a refusal", ap, err)
 		}
 	}
+	if len(dials) != 0 {
+		t.Fatalf("refused addresses dialled: %q", dials)
+	}
 	for _, ap := range []string{"192.0.2.44:7789", "192.0.2.45:7788"} {
-		if err := d.check("host.test", netip.MustParseAddrPort(ap)); err != nil {
+		_, err := d.DialContext(context.Background(), "tcp", ap)
+		var ref *netpolicy.RefusedError
+		if errors.As(err, &ref) {
 			t.Errorf("%s: refused: %v", ap, err)
 		}
+	}
+	if len(dials) != 2 {
+		t.Fatalf("allowed addresses dialled %q, want both", dials)
 	}
 }
 

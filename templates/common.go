@@ -49,7 +49,7 @@ func urlPolicy(b *browser.Manager, p engine.Profile) engine.URLPolicy {
 	pol := engine.URLPolicy{AllowFileURLs: p.AllowFileURLs, TrustLevel: p.TrustLevel}
 	if b != nil {
 		bp := b.Policy()
-		pol.DenyHosts, pol.Resolve = bp.DenyHosts, bp.Resolve
+		pol.DenyHosts, pol.Resolve, pol.LocalAddrs = bp.DenyHosts, bp.Resolve, bp.LocalAddrs
 	}
 	return pol
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // RunSteps is the run_steps template: a scripted flow of browser steps in
@@ -142,7 +143,7 @@ func (t *RunSteps) Check(inputs json.RawMessage, p engine.Profile) error {
 				return engine.AsError(err).WithDetails(at)
 			}
 		case "evaluate":
-			if strings.EqualFold(p.TrustLevel, "restricted") {
+			if netpolicy.IsRestricted(p.TrustLevel) {
 				return engine.Errorf(engine.TrustLevelNotAllowed, "%s: the evaluate step runs arbitrary JavaScript and needs trust level local; this server runs restricted", field).
 					WithDetails(at)
 			}

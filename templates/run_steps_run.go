@@ -9,6 +9,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // stepArtifact is one screenshot or PDF a step produced.
@@ -211,7 +212,7 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 	case "takeover":
 		return r.takeover(ctx, i, st)
 	case "evaluate":
-		if r.env.Profile().TrustLevel == "restricted" {
+		if netpolicy.IsRestricted(r.env.Profile().TrustLevel) {
 			return engine.Errorf(engine.TrustLevelNotAllowed, "evaluate needs trust level local; this server runs restricted")
 		}
 		raw, err := tb.Eval(ctx, st.Script)

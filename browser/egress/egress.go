@@ -10,11 +10,13 @@
 // (which removes Chromium's implicit "loopback goes direct" rule), every
 // connection a page makes — documents, sub-resources, redirects, iframes,
 // workers, ws:// and wss:// — is opened by this proxy instead. Chromium does
-// no DNS of its own for proxied requests; the proxy resolves the host,
-// checks every address of the answer with engine.CheckAddr (internal
-// addresses are refused under restricted, the daemon's own listener
-// always) and connects to exactly the address it checked. DNS races,
-// redirects and WebSockets are closed in one place.
+// no DNS of its own for proxied requests; the proxy connects through the
+// URL policy's one checked dialer (engine.NewCheckedDialer, shared with the
+// HTTP fetch path): it resolves the host, checks every address of the
+// answer with engine.CheckAddr (every address netpolicy.Classify calls
+// internal is refused under restricted, the machine's own included; the
+// daemon's own listener always) and connects to exactly the address it
+// checked. DNS races, redirects and WebSockets are closed in one place.
 //
 // What it serves: absolute-form HTTP requests (plain http://, proxied with
 // an http.Transport whose dialer is the checked dial), HTTP upgrades such as
@@ -43,14 +45,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/netip"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
 // Defaults for the zero values of Options.
@@ -62,9 +63,6 @@ const (
 	// DefaultReadHeaderTimeout bounds how long a client may take to send a
 	// request's headers.
 	DefaultReadHeaderTimeout = 10 * time.Second
-	// dialTimeout bounds the lookup plus the connection attempts of one
-	// request.
-	dialTimeout = 15 * time.Second
 )
 
 // Options configure a Proxy.
@@ -74,7 +72,8 @@ type Options struct {
 	// connection, so deny-list changes apply at once. Required.
 	Policy func() engine.URLPolicy
 	// Dial connects to an address that passed the check ("ip:port"; never a
-	// hostname). Nil uses a net.Dialer. Tests replace it to present loopback
+	// hostname). Nil uses the checked dialer's net.Dialer, which checks the
+	// socket's address once more. Tests replace it to present loopback
 	// fixture servers as public hosts.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Logger receives one line per refusal (nil = discard).
@@ -96,6 +95,7 @@ type Proxy struct {
 	srv      *http.Server
 	rp       *httputil.ReverseProxy
 	tr       *http.Transport
+	dialer   *netpolicy.Dialer
 	refused  atomic.Int64
 	served   chan struct{} // closed when Serve returned
 	closeErr error
@@ -104,19 +104,6 @@ type Proxy struct {
 	closed  bool
 	tunnels map[net.Conn]struct{} // hijacked client and upstream connections
 }
-
-// Refusal is the error of a connection the policy refused (or could not
-// check: an unresolvable host). The proxy answers it with 403.
-type Refusal struct {
-	// Host is the host the client asked for, as it asked.
-	Host string
-	// Err is the policy's reason (TRUST_LEVEL_NOT_ALLOWED or
-	// INVALID_PARAMETER).
-	Err *engine.Error
-}
-
-// Error implements error.
-func (r *Refusal) Error() string { return r.Err.Message }
 
 // Start listens on 127.0.0.1 (a free port) and serves until Close.
 // Errors: a missing Options.Policy, or the listener's error.
@@ -133,15 +120,12 @@ func Start(o Options) (*Proxy, error) {
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
-	if o.Dial == nil {
-		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-		o.Dial = d.DialContext
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on 127.0.0.1: %w", err)
 	}
-	p := &Proxy{opts: o, log: o.Logger, ln: ln, served: make(chan struct{}), tunnels: map[net.Conn]struct{}{}}
+	p := &Proxy{opts: o, log: o.Logger, ln: ln, served: make(chan struct{}), tunnels: map[net.Conn]struct{}{},
+		dialer: engine.NewCheckedDialer(o.Policy, nil, o.Dial)}
 	p.tr = &http.Transport{
 		Proxy:              nil, // never chain to $HTTP_PROXY: the check must be ours
 		DialContext:        p.dialChecked,
@@ -260,69 +244,31 @@ func hostPort(u string, scheme string) string {
 	return net.JoinHostPort(strings.Trim(u, "[]"), port)
 }
 
-// dialChecked resolves the host of hostport, checks every address of the
-// answer against the policy and connects to the first checked address
-// that answers. Errors: *Refusal when an address is refused or the host
-// cannot be resolved; the dial error otherwise.
+// dialChecked connects to hostport through the URL policy's one checked
+// dialer (engine.NewCheckedDialer, the HTTP fetch path's too): the host is
+// resolved once, every address of the answer is checked, and only a
+// checked address is dialled. A refusal is counted and logged. Errors: a
+// *netpolicy.RefusedError when an address is refused or the host cannot
+// be resolved; the dial error otherwise.
 func (p *Proxy) dialChecked(ctx context.Context, network, hostport string) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
-	host, portStr, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return nil, fmt.Errorf("egress proxy: bad target %q: %w", hostport, err)
+	c, err := p.dialer.DialContext(ctx, network, hostport)
+	var ref *netpolicy.RefusedError
+	if errors.As(err, &ref) {
+		p.refused.Add(1)
+		e := engine.AsError(ref.Err)
+		p.log.Warn("egress proxy refused a connection", "host", ref.Host, "code", e.Code, "reason", e.Message)
 	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
-	if err != nil || port == 0 {
-		return nil, fmt.Errorf("egress proxy: bad port in target %q", hostport)
-	}
-	pol := p.opts.Policy()
-	name := strings.TrimSuffix(strings.ToLower(host), ".")
-	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(name); err == nil {
-		addrs = []netip.Addr{a}
-	} else {
-		addrs, err = pol.LookupHostContext(ctx, name)
-		if err != nil {
-			return nil, p.refuse(host, engine.Errorf(engine.TrustLevelNotAllowed,
-				"%s cannot be resolved (%v), and trust level restricted refuses hosts whose addresses it cannot check; use a host that resolves to a public address, or run the server with trust level local", host, err).
-				WithDetails(map[string]any{"host": host, "reason": engine.ReasonUnresolvable}))
-		}
-	}
-	// Every address is checked before any is dialled: an answer mixing
-	// public and internal addresses is refused as a whole, like CheckURL
-	// does.
-	for _, a := range addrs {
-		if err := engine.CheckAddr(pol, host, netip.AddrPortFrom(a.Unmap(), uint16(port))); err != nil {
-			return nil, p.refuse(host, engine.AsError(err))
-		}
-	}
-	var firstErr error
-	for _, a := range addrs {
-		c, err := p.opts.Dial(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
-		if err == nil {
-			return c, nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return nil, firstErr
-}
-
-// refuse counts and logs a refusal and returns it as an error.
-func (p *Proxy) refuse(host string, e *engine.Error) error {
-	p.refused.Add(1)
-	p.log.Warn("egress proxy refused a connection", "host", host, "code", e.Code, "reason", e.Message)
-	return &Refusal{Host: host, Err: e}
+	return c, err
 }
 
 // writeError answers a failed dial: 403 for a refusal, 502 otherwise,
 // with a short text body.
 func writeError(w http.ResponseWriter, err error) {
-	var ref *Refusal
+	var ref *netpolicy.RefusedError
 	if errors.As(err, &ref) {
-		w.Header().Set("X-Browsertask-Refused", string(ref.Err.Code))
-		http.Error(w, "browsertask egress proxy refused this connection: "+ref.Err.Message, http.StatusForbidden)
+		e := engine.AsError(ref.Err)
+		w.Header().Set("X-Browsertask-Refused", string(e.Code))
+		http.Error(w, "browsertask egress proxy refused this connection: "+e.Message, http.StatusForbidden)
 		return
 	}
 	http.Error(w, "browsertask egress proxy could not connect: "+err.Error(), http.StatusBadGateway)

@@ -186,7 +186,12 @@ func TestBlackboxRestricted(t *testing.T) {
 	if prof := callOK(t, cs, "get_runtime_profile", nil); prof["trustLevel"] != "restricted" {
 		t.Fatalf("profile trustLevel %v", prof["trustLevel"])
 	}
-	for _, u := range []string{fx.URL("/page/1"), "http://localhost:9/", "http://[::1]:9/", "http://10.1.2.3/", "http://169.254.169.254/latest"} {
+	// The second line are ranges bfdb840 accepted (issue 26 item 7): carrier-grade
+	// NAT, benchmarking, multicast, IPv4-compatible, NAT64, 6to4 and Teredo
+	// forms carrying loopback.
+	for _, u := range []string{fx.URL("/page/1"), "http://localhost:9/", "http://[::1]:9/", "http://10.1.2.3/", "http://169.254.169.254/latest",
+		"http://100.64.0.1/", "http://198.18.0.1/", "http://224.0.0.1/", "http://[::127.0.0.1]:9/", "http://[64:ff9b::7f00:1]:9/",
+		"http://[2002:7f00:1::1]/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/"} {
 		if code, msg := callErr(t, cs, "run_task_template", obj{"templateId": "batch_extract_pages", "inputs": obj{"urls": []any{u}}}); code != "TRUST_LEVEL_NOT_ALLOWED" {
 			t.Errorf("%s under restricted: %s %s", u, code, msg)
 		}
