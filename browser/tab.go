@@ -126,7 +126,7 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 	}
 	tb := &Tab{s: s, t: t, runID: engine.RunIDFrom(ctx)}
 	if tb.runID != "" {
-		tb.live = s.policy.m.live.open(tb.runID, s, t)
+		tb.live = s.policy.m.live.open(tb.runID, s, t, engine.RedactorFrom(ctx))
 	}
 	tb.stop = context.AfterFunc(ctx, func() { tb.stopLoading(true) })
 	return tb, nil

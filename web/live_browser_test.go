@@ -32,6 +32,7 @@ type liveEnv struct {
 	eng *engine.Engine
 	bm  *browser.Manager
 	srv *httptest.Server
+	db  string // the SQLite file (its -wal and -shm beside it)
 }
 
 // liveOptions vary newLiveEnvWith.
@@ -85,7 +86,7 @@ func newLiveEnvWith(t *testing.T, o liveOptions) *liveEnv {
 		_ = bm.Close()
 		store.Close()
 	})
-	return &liveEnv{t: t, eng: eng, bm: bm, srv: srv}
+	return &liveEnv{t: t, eng: eng, bm: bm, srv: srv, db: path}
 }
 
 // submitSteps starts a run_steps run.
