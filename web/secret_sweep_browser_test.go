@@ -193,12 +193,13 @@ type secretCase struct {
 // waits, the run page (In flight, the live view's tab header) and the
 // "tabs" event of the live stream show the address with pin=***; after it,
 // the result's finalUrl is …/page?pin=***, and neither the dashboard
-// (run page, runs list) nor the database file, its -wal and -shm hold the
-// secret in any spelling. Before the fix the masker knew UTF-8 spellings
+// (run page, runs list), the events, the process log (debug level) nor the
+// database file, its -wal and -shm hold the secret in any spelling. Before the fix the masker knew UTF-8 spellings
 // only (finalUrl kept pin=Zq9+x%2By%2F%E9…) and the tab address and title
 // were shown verbatim (pin=UniqPin+4711%2Bx).
 func TestSecretSweepFormCharsets(t *testing.T) {
-	e := newLiveEnv(t, "")
+	logs := &lockedBuffer{}
+	e := newLiveEnvWith(t, liveOptions{Log: logs})
 	fs := newFormSite(t)
 	cases := []secretCase{
 		{charset: "utf-8", secret: "UniqPin 4711+x", sent: "UniqPin+4711%2Bx"},
@@ -258,6 +259,10 @@ func TestSecretSweepFormCharsets(t *testing.T) {
 			noLeak(t, "events", string(b), leaks)
 			noLeak(t, "finished run page", e.get("/runs/"+id), leaks)
 			noLeak(t, "runs list", e.get("/"), leaks)
+			if !strings.Contains(logs.String(), "runId="+id) {
+				t.Errorf("the process log says nothing of run %s: the check below would prove nothing", id)
+			}
+			noLeak(t, "process log", logs.String(), leaks)
 			for _, p := range []string{e.db, e.db + "-wal", e.db + "-shm"} {
 				data, err := os.ReadFile(p)
 				if err != nil && !os.IsNotExist(err) {
