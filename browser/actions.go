@@ -121,10 +121,16 @@ func (tb *Tab) Click(ctx context.Context, sel string, wait time.Duration) error 
 // keyboard input (input events fire as for a user). Errors: as
 // WaitSelector; STEP_EXECUTION_FAILED when the element cannot take text.
 func (tb *Tab) Type(ctx context.Context, sel, text string, wait time.Duration) error {
+	return tb.typeText(ctx, sel, text, wait, "")
+}
+
+// typeText is Type; prep is script run on the element (el) first.
+func (tb *Tab) typeText(ctx context.Context, sel, text string, wait time.Duration, prep string) error {
 	if err := tb.WaitSelector(ctx, sel, wait); err != nil {
 		return err
 	}
 	raw, err := tb.Eval(ctx, `(() => { const el = document.querySelector(`+jsQuote(sel)+`); if (!el) return 'missing';
+`+prep+`
 el.scrollIntoView({block: 'center'}); el.focus();
 if ('value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})) }
 else if (!el.isContentEditable) return 'not editable';

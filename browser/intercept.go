@@ -306,7 +306,8 @@ func (s *Session) decide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) 
 				t.blocked.CompareAndSwap(nil, bad)
 			}
 			settle()
-			s.log.Info("request blocked by the URL policy", "url", bad.Details["blockedUrl"], "code", bad.Code)
+			blockedURL, _ := bad.Details["blockedUrl"].(string)
+			s.log.Info("request blocked by the URL policy", "url", t.masked(blockedURL), "code", bad.Code)
 			_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(tc)
 			return
 		}

@@ -60,15 +60,17 @@ type liveTab struct {
 	stop    context.CancelFunc // ends the screencast's event loop (nil while none runs)
 	last    *engine.LiveFrame
 	seq     int64
-	// url and title are the last known (kept for a closed tab).
+	// url and title are the last known (kept for a closed tab), masked
+	// with redact, the run's secrets masker, as they are read.
 	url, title string
+	redact     engine.Redactor
 }
 
 func newLiveRegistry() *liveRegistry { return &liveRegistry{runs: map[string]*liveRun{}} }
 
-// open files a tab acquired for run runID.
-func (l *liveRegistry) open(runID string, s *Session, t *tab) *liveTab {
-	lt := &liveTab{runID: runID, id: string(t.page.TargetID), s: s, t: t, viewers: map[chan engine.LiveFrame]struct{}{}}
+// open files a tab acquired for run runID, whose secrets redact masks.
+func (l *liveRegistry) open(runID string, s *Session, t *tab, redact engine.Redactor) *liveTab {
+	lt := &liveTab{runID: runID, id: string(t.page.TargetID), s: s, t: t, viewers: map[chan engine.LiveFrame]struct{}{}, redact: redact}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.runs[runID]
@@ -231,8 +233,11 @@ func (lt *liveTab) refreshInfo(ctx context.Context) {
 	if err != nil || info.TargetInfo == nil {
 		return
 	}
+	// Masked now, while the run's secrets are known: a form sent with GET
+	// puts a typed secret in the address.
+	u, title := lt.redact(info.TargetInfo.URL), lt.redact(info.TargetInfo.Title)
 	lt.mu.Lock()
-	lt.url, lt.title = info.TargetInfo.URL, info.TargetInfo.Title
+	lt.url, lt.title = u, title
 	lt.mu.Unlock()
 }
 

@@ -43,6 +43,17 @@ type tab struct {
 	// docs records what its main frame did since the last navigation
 	// started (see Tab.overtaken).
 	docs docLog
+	// redact masks the secrets of the run holding the tab (set when it is
+	// acquired) in what is logged about its requests.
+	redact atomic.Pointer[engine.Redactor]
+}
+
+// masked returns s with the secrets of the run holding the tab masked.
+func (t *tab) masked(s string) string {
+	if r := t.redact.Load(); r != nil {
+		return (*r)(s)
+	}
+	return s
 }
 
 // verdicts counts decisions under way, so a navigation can let them land
@@ -124,9 +135,11 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 		<-s.slots
 		return nil, err
 	}
+	redact := engine.RedactorFrom(ctx)
+	t.redact.Store(&redact)
 	tb := &Tab{s: s, t: t, runID: engine.RunIDFrom(ctx)}
 	if tb.runID != "" {
-		tb.live = s.policy.m.live.open(tb.runID, s, t)
+		tb.live = s.policy.m.live.open(tb.runID, s, t, redact)
 	}
 	tb.stop = context.AfterFunc(ctx, func() { tb.stopLoading(true) })
 	return tb, nil

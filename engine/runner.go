@@ -51,7 +51,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 		}
 	}
 	env := &runEnv{e: e, run: r, done: done, log: log, cancel: stop, deadline: deadline}
-	rctx = WithRunID(rctx, r.RunID)
+	rctx = WithRedactor(WithRunID(rctx, r.RunID), e.runRedactor(r.RunID))
 	e.mu.Lock()
 	if a := e.active[r.RunID]; a != nil {
 		a.env, a.ctx = env, rctx

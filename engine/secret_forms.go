@@ -15,7 +15,9 @@ import (
 // alphanumerics and *-._ kept), Go's QueryEscape and PathEscape,
 // JavaScript's encodeURIComponent, each with upper- and lower-case hex
 // digits; JSON string escaping (with and without HTML-safe escapes); HTML
-// entities.
+// entities; and the same form encodings of the bytes the secret becomes in
+// every charset a browser submits forms in (secret_charsets.go), with
+// characters that charset lacks as "&#NNNN;".
 func secretForms(sec string) []string {
 	forms := []string{sec}
 	seen := map[string]bool{sec: true}
@@ -33,6 +35,15 @@ func secretForms(sec string) []string {
 	} {
 		add(enc)
 		add(lowerHex(enc))
+	}
+	// A form submitted in another charset (a windows-1252 or Shift_JIS
+	// page): its bytes, form-urlencoded with either space spelling.
+	for _, b := range append([]string{sec}, charsetSpellings(sec)...) {
+		add(b)
+		for _, enc := range []string{percentEncode(b, "*-._", true), percentEncode(b, "*-._", false)} {
+			add(enc)
+			add(lowerHex(enc))
+		}
 	}
 	if b, err := json.Marshal(sec); err == nil {
 		add(strings.Trim(string(b), `"`))

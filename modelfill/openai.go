@@ -200,12 +200,15 @@ func (o *OpenAI) safeError(ctx context.Context, err error) error {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
 		msg := fmt.Sprintf("%s answered HTTP %d", o, apiErr.StatusCode)
+		if apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden {
+			// A server refusing the key may echo it in any spelling
+			// (base64, upper case, reversed): none of its words are kept.
+			return errors.New(msg + keyRefused)
+		}
 		if m := strings.TrimSpace(apiErr.Message); m != "" {
 			msg += ": " + clipText(o.redact(m), 300)
 		}
 		switch apiErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			msg += " (check the API key given for this endpoint)"
 		case http.StatusNotFound:
 			msg += " (check the base URL, which must end at the API root such as /v1, and the model name)"
 		}
@@ -216,6 +219,13 @@ func (o *OpenAI) safeError(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("%s could not be reached: %s", o, clipText(o.redact(err.Error()), 300))
 }
+
+// keyRefused ends the error of a 401 or 403 answer: the fixed
+// explanation that replaces the server's own words, which are never
+// stored (a server may echo the key re-encoded, where no redaction finds
+// it), naming where the key comes from.
+const keyRefused = ": the server refused the API key (its message is not kept, as it may repeat the key); " +
+	"check the key in the file given with --model-key-file (or BROWSERTASK_MODEL_KEY) and that it is meant for this endpoint"
 
 // redact removes the key from s, and any word sharing its first six or
 // last four characters, as servers echo masked keys ("sk-ab***wxyz").

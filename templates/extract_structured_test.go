@@ -3,6 +3,7 @@ package templates
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -349,13 +350,17 @@ func TestExtractStructuredModelFillsOnlyMissing(t *testing.T) {
 // TestExtractStructuredModelErrorKeepsKeySecret: a model that refuses
 // the key fails only the page that needed it, and the error does not
 // repeat the key.
+//
+// Issue 26, item 11: the server echoes the key re-encoded too (base64 and
+// upper case, beyond any redaction): a 401's words are never stored.
 func TestExtractStructuredModelErrorKeepsKeySecret(t *testing.T) {
 	const key = "sk-test-refused-77aa01"
+	echoed := base64.StdEncoding.EncodeToString([]byte(key)) + " " + strings.ToUpper(key)
 	srv := fixture.New(t)
 	ms := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"message":"Incorrect API key provided: ` + key + `","type":"invalid_request_error"}}`))
+		_, _ = w.Write([]byte(`{"error":{"message":"Incorrect API key provided: ` + key + ` (` + echoed + `)","type":"invalid_request_error"}}`))
 	}))
 	defer ms.Close()
 	model, err := modelfill.NewOpenAI(modelfill.OpenAIConfig{BaseURL: ms.URL + "/v1", Model: "scripted", APIKey: key})
@@ -375,8 +380,13 @@ func TestExtractStructuredModelErrorKeepsKeySecret(t *testing.T) {
 		t.Fatalf("partial %v, summary %+v, error %+v", out.Partial, res.Summary, e)
 	}
 	all := mustJSON(t, res) + mustJSON(t, env.items) + string(env.artifacts["items.json"])
-	if strings.Contains(all, key) {
-		t.Fatalf("the API key leaked into the result: %s", e.Message)
+	for _, leak := range append(strings.Fields(echoed), key) {
+		if strings.Contains(all, leak) {
+			t.Fatalf("the API key (as %q) leaked into the result: %s", leak, e.Message)
+		}
+	}
+	if !strings.Contains(e.Message, "HTTP 401: the server refused the API key") || !strings.Contains(e.Message, "--model-key-file") {
+		t.Fatalf("error %q, want the status and the fix", e.Message)
 	}
 }
 

@@ -172,7 +172,7 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if err := tb.Type(ctx, *f.Username, in.Username, wait); err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	if err := tb.Type(ctx, *f.Password, in.Password, wait); err != nil {
+	if err := tb.TypeSecret(ctx, *f.Password, in.Password, wait); err != nil {
 		return nil, stopErr(ctx, err)
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 2, TotalSteps: total, Message: "submitting"})

@@ -178,7 +178,7 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 	}
 	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: 4, Message: "entering the one-time code"})
 	wait := timeoutDur(in.TimeoutMs)
-	if err := tb.Type(ctx, step.OTP.Field, code, wait); err != nil {
+	if err := tb.TypeSecret(ctx, step.OTP.Field, code, wait); err != nil {
 		return false, 0, err
 	}
 	if _, err := tb.Eval(ctx, otpMarkMessagesJS); err != nil {

@@ -172,6 +172,9 @@ func (r *stepsRun) do(ctx context.Context, i int, st step) error {
 		r.front(ctx)
 		return nil
 	case "type":
+		if st.Secret {
+			return tb.TypeSecret(ctx, st.Selector, st.Text, wait)
+		}
 		return tb.Type(ctx, st.Selector, st.Text, wait)
 	case "press":
 		if err := tb.Press(ctx, st.Key); err != nil {
@@ -261,6 +264,9 @@ func (r *stepsRun) ask(ctx context.Context, i int, st step, wait time.Duration) 
 	}
 	if err != nil {
 		return err
+	}
+	if st.Secret {
+		return r.tb.TypeSecret(ctx, st.Selector, v, wait)
 	}
 	return r.tb.Type(ctx, st.Selector, v, wait)
 }

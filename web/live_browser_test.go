@@ -32,6 +32,7 @@ type liveEnv struct {
 	eng *engine.Engine
 	bm  *browser.Manager
 	srv *httptest.Server
+	db  string // the SQLite file (its -wal and -shm beside it)
 }
 
 // liveOptions vary newLiveEnvWith.
@@ -42,6 +43,8 @@ type liveOptions struct {
 	// ChromiumArgs are added to the run browser's command line (host
 	// resolver rules that give a fixture a real-looking name).
 	ChromiumArgs []string
+	// Log receives every process log line at debug level (none when nil).
+	Log io.Writer
 }
 
 func newLiveEnv(t *testing.T, token string) *liveEnv {
@@ -59,6 +62,9 @@ func newLiveEnvWith(t *testing.T, o liveOptions) *liveEnv {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if o.Log != nil {
+		log = slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	bm := browser.NewManager(browser.Options{TempDir: t.TempDir(), Logger: log, ExtraArgs: o.ChromiumArgs})
 	tpls := append(templates.All(bm), devtpl.ToolJob{}, devtpl.Echo{})
 	eng, err := engine.New(engine.Options{Store: store, Templates: tpls, Browser: bm,
@@ -85,7 +91,7 @@ func newLiveEnvWith(t *testing.T, o liveOptions) *liveEnv {
 		_ = bm.Close()
 		store.Close()
 	})
-	return &liveEnv{t: t, eng: eng, bm: bm, srv: srv}
+	return &liveEnv{t: t, eng: eng, bm: bm, srv: srv, db: path}
 }
 
 // submitSteps starts a run_steps run.
