@@ -113,3 +113,44 @@ func TestModernKeysCheckedAsActedOn(t *testing.T) {
 		t.Fatalf("A is %s after B's cancel", run.Status)
 	}
 }
+
+// TestFindKeyClash: top-level keys only, compared unescaped; anything
+// not an object is left to the decoder.
+func TestFindKeyClash(t *testing.T) {
+	for _, tc := range []struct {
+		raw       string
+		key, want string
+		clash     bool
+	}{
+		{`{"taskId":"a","_meta":{}}`, "", "", false},
+		{`{"taskId":"a","TaskId":"b"}`, "TaskId", "taskId", true},
+		{`{"taskid":"a"}`, "taskid", "taskId", true},
+		{`{"taskId":"a","taskId":"b"}`, "taskId", "", true},
+		{`{"taskId":"a","task\u0049d":"b"}`, "taskId", "", true},
+		{`{"other":"a","OTHER":"b"}`, "", "", false},
+		{`{"other":"a","other":"b"}`, "other", "", true},
+		{`{"_meta":{"taskId":"a","TASKID":"b"}}`, "", "", false},
+		{`[{"taskId":"a","TASKID":"b"}]`, "", "", false},
+		{`not json`, "", "", false},
+		{``, "", "", false},
+	} {
+		c := findKeyClash([]byte(tc.raw), "taskId", "_meta")
+		if (c != nil) != tc.clash || (c != nil && (c.Key != tc.key || c.Want != tc.want)) {
+			t.Errorf("findKeyClash(%s) = %+v, want clash %v key %q want %q", tc.raw, c, tc.clash, tc.key, tc.want)
+		}
+	}
+	type embedded struct {
+		Limit int `json:"limit"`
+	}
+	type args struct {
+		embedded
+		RunID  string `json:"runId,omitempty"`
+		Skip   string `json:"-"`
+		Plain  string
+		hidden string
+	}
+	_ = args{}.hidden
+	if got := strings.Join(jsonFieldNames(&args{}), ","); got != "limit,runId,Plain" {
+		t.Errorf("jsonFieldNames = %s, want limit,runId,Plain", got)
+	}
+}
