@@ -38,6 +38,12 @@ func main() {
 		os.Exit(1)
 	}()
 	if err := cli.Run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			// The reader of stdout went away (`browsertask runs | head`):
+			// end as quietly as the SIGPIPE death a shell expects, with
+			// its status.
+			os.Exit(128 + int(syscall.SIGPIPE))
+		}
 		var ee cli.ExitError
 		if errors.As(err, &ee) {
 			os.Exit(int(ee)) // the command already said why

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -186,5 +188,26 @@ func TestBlackboxStdioClosedStdout(t *testing.T) {
 	}
 	if st, _, e := runRow(t, p.db, id); st != "queued" {
 		t.Fatalf("the run after the session ended: %s (%s), want queued (handed back)", st, e)
+	}
+}
+
+// TestBlackboxCLIClosedStdout: a one-shot command whose reader went away
+// (`browsertask templates | head -c0`) ends as quietly as before SIGPIPE
+// was handled: status 141, nothing on stderr.
+func TestBlackboxCLIClosedStdout(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bbBinary, "templates", "--db", filepath.Join(t.TempDir(), "browsertask.db"))
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	w.Close()
+	st, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if err == nil || !(st.ExitStatus() == 141 || (st.Signaled() && st.Signal() == syscall.SIGPIPE)) || stderr.Len() != 0 {
+		t.Fatalf("templates into a closed pipe: %v (status %d), stderr %q; want status 141 and no message", err, st.ExitStatus(), stderr.String())
 	}
 }
