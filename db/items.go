@@ -102,11 +102,11 @@ func listItems(ctx context.Context, q queryer, runID string) ([]engine.Item, err
 }
 
 // StoppedRuns returns the newest (at most 20) unexpired runs of a template
-// version that ended failed or canceled before q.Before, with their items
-// count.
+// version that ended failed or canceled before q.Before, with the count of
+// their succeeded items (the ones AdoptItems copies).
 func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engine.StoppedRun, error) {
 	rows, err := d.reader().QueryContext(ctx, `SELECT r.id, r.session_id, r.owns_session, r.inputs, r.output_schema,
-			(SELECT COUNT(*) FROM run_items i WHERE i.run_id = r.id)
+			(SELECT COUNT(*) FROM run_items i WHERE i.run_id = r.id AND i.status = 'succeeded')
 		FROM runs r
 		WHERE r.template_id = ? AND r.template_version = ? AND r.status IN ('failed', 'canceled')
 			AND r.expires_at > ? AND r.created_at < ?
@@ -140,9 +140,10 @@ type adoptedEvent struct {
 	Items     int    `json:"items"`
 }
 
-// AdoptItems copies run from's items into run to, which must be running
-// and held by h, appends an "adopted" event and returns to's items.
-// Errors: ErrNotFound, ErrConflict.
+// AdoptItems copies run from's succeeded items into run to, which must be
+// running and held by h, appends an "adopted" event and returns to's
+// items. Failed items stay behind, so the new run does them again: a
+// resubmission is how a client retries. Errors: ErrNotFound, ErrConflict.
 func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, now int64) ([]engine.Item, error) {
 	var items []engine.Item
 	err := d.writeTx(ctx, func(tx *txn) error {
@@ -153,7 +154,7 @@ func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, n
 			return casError(ctx, tx, to, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_items (run_id, idx, key, status, output, error)
-			SELECT ?, idx, key, status, output, error FROM run_items WHERE run_id = ?
+			SELECT ?, idx, key, status, output, error FROM run_items WHERE run_id = ? AND status = 'succeeded'
 			ON CONFLICT (run_id, idx) DO NOTHING`, to, from); err != nil {
 			return fmt.Errorf("db: adopt items: %w", err)
 		}

@@ -10,13 +10,17 @@ import (
 // the newest run of the same template version, with the same inputs (and
 // options.outputSchema, for templates that use it) and a
 // comparable session (both owned their session, or the same named
-// session), that ended failed or canceled and has not expired (runTtlMs).
-// Its items — finished and failed, as a resume after a crash takes them —
-// are copied into the new run (an "adopted" event says from where), so
-// they are neither fetched again nor lost if the new run stops too. A run
-// that succeeded is never continued: asking again for the same inputs
-// after a success means fresh data (an idempotencyKey returns the same
-// run instead).
+// session), that ended failed or canceled, has not expired (runTtlMs) and
+// has at least one succeeded item. Its succeeded items are copied into the
+// new run (an "adopted" event says from where and how many), so they are
+// neither fetched again nor lost if the new run stops too. Its failed
+// items are not: submitting the same inputs again is how a client
+// retries (the recovery of a failed page says "Retry"), so the new run
+// fetches those pages again, and a server that came back or a model key
+// that was fixed gets its chance. (A resume after a crash, within one
+// run, still takes its failed items as done.) A run that succeeded is
+// never continued: asking again for the same inputs after a success
+// means fresh data (an idempotencyKey returns the same run instead).
 
 // adopt copies the checkpoints of run r's predecessor into r and returns
 // them by key (nil when there is none).

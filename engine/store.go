@@ -70,11 +70,12 @@ type Store interface {
 	ListHistory(ctx context.Context, q HistoryQuery) ([]HistoryRun, int, error)
 	// StoppedRuns returns the newest runs (at most 20) of a template
 	// version that ended failed or canceled and have not expired, with
-	// their inputs, session and items count, newest first.
+	// their inputs, session and count of succeeded items, newest first.
 	StoppedRuns(ctx context.Context, q StoppedRunsQuery) ([]StoppedRun, error)
-	// AdoptItems copies every item of run from into run to, held by h
-	// (compare-and-set as SaveItem), appends an "adopted" event
-	// {fromRunId, items} and returns the items copied.
+	// AdoptItems copies the succeeded items of run from into run to, held
+	// by h (compare-and-set as SaveItem), keeping their indexes, appends an
+	// "adopted" event {fromRunId, items} and returns the items copied.
+	// Failed items are not copied: the new run does them again.
 	AdoptItems(ctx context.Context, from, to string, h Holder, now int64) ([]Item, error)
 	// ListItems returns a run's item checkpoints ordered by index.
 	ListItems(ctx context.Context, runID string) ([]Item, error)
@@ -357,7 +358,8 @@ type StoppedRun struct {
 	Inputs      json.RawMessage
 	// OutputSchema is the run's options.outputSchema (nil when none).
 	OutputSchema json.RawMessage
-	Items        int
+	// Items counts its succeeded items, the ones a new run adopts.
+	Items int
 }
 
 // KeepParams is a KeepCanceled request.

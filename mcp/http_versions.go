@@ -66,14 +66,19 @@ func (v versionRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	v.legacy.ServeHTTP(w, r)
 }
 
-// serveModern checks the Mcp-Name header of the task methods (the SDK
-// checks it for tools/call, resources/read and prompts/get) and passes the
-// request to the stateless handler.
+// serveModern refuses a message with keys decoders could read apart
+// (strict_keys.go), checks the Mcp-Name header of the task methods (the
+// SDK checks it for tools/call, resources/read and prompts/get) and passes
+// the request to the stateless handler.
 func (v versionRouter) serveModern(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && r.Body != nil {
 		body, err := io.ReadAll(r.Body)
 		r.Body = replayBody(body, err)
 		if err == nil {
+			if id, e := requestKeyClash(body); e != nil {
+				writeRPCError(w, http.StatusBadRequest, id, e)
+				return
+			}
 			if id, msg := taskNameMismatch(r.Header, body); msg != "" {
 				writeRPCError(w, http.StatusBadRequest, id, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: msg})
 				return
@@ -116,24 +121,28 @@ var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "task
 // taskNameMismatch checks Mcp-Name of a tasks/get, tasks/update or
 // tasks/cancel request against params.taskId (header names are
 // case-insensitive, the value is compared exactly after trimming). It
-// returns the request id and a message when they differ.
+// returns the request id and a message when they differ. Keys are read
+// exactly, as the SDK reads them for the handler (maps, not structs:
+// encoding/json matches struct fields case-insensitively), and
+// requestKeyClash has refused duplicates and case variants before.
 func taskNameMismatch(h http.Header, body []byte) (json.RawMessage, string) {
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			TaskID *string `json:"taskId"`
-		} `json:"params"`
+	var msg map[string]json.RawMessage
+	var method string
+	if json.Unmarshal(body, &msg) != nil || json.Unmarshal(msg["method"], &method) != nil || !taskMethods[method] {
+		return nil, ""
 	}
-	if json.Unmarshal(body, &msg) != nil || !taskMethods[msg.Method] || msg.Params.TaskID == nil {
+	var params map[string]json.RawMessage
+	var taskID string
+	if json.Unmarshal(msg["params"], &params) != nil || params["taskId"] == nil ||
+		string(bytes.TrimSpace(params["taskId"])) == "null" || json.Unmarshal(params["taskId"], &taskID) != nil {
 		return nil, ""
 	}
 	name := strings.TrimSpace(h.Get(nameHeader))
 	switch {
 	case len(h.Values(nameHeader)) == 0:
-		return msg.ID, fmt.Sprintf("missing required %s header for method %q: set it to params.taskId", nameHeader, msg.Method)
-	case name != *msg.Params.TaskID:
-		return msg.ID, fmt.Sprintf("header mismatch: %s header value %q does not match params.taskId %q", nameHeader, name, *msg.Params.TaskID)
+		return msg["id"], fmt.Sprintf("missing required %s header for method %q: set it to params.taskId", nameHeader, method)
+	case name != taskID:
+		return msg["id"], fmt.Sprintf("header mismatch: %s header value %q does not match params.taskId %q", nameHeader, name, taskID)
 	}
 	return nil, ""
 }

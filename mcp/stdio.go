@@ -35,7 +35,8 @@ const MaxStdioLineBytes = MaxRequestBodyBytes
 // (-32700 for one that is not JSON, -32600 for JSON that is not a valid
 // message) and the session goes on.
 //
-// It returns nil when the client closes the stream or ctx ends; in is
+// It returns nil when the client closes the stream (stdin, or stdout:
+// stdio_stdout.go) or ctx ends; in is
 // closed on return when it is an io.ReadCloser, which unblocks a pending
 // read.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -43,7 +44,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if !ok {
 		rc = io.NopCloser(in)
 	}
-	w := &lockedWriter{w: out}
+	ww := newWatchedWriter(out)
+	w := &lockedWriter{w: ww}
 	lines := newLineFilter(rc, w, MaxStdioLineBytes, s.log)
 	t := &taskShimTransport{inner: &sdk.IOTransport{Reader: lines, Writer: w}}
 	ss, err := s.sdk.Connect(ctx, t, nil)
@@ -66,6 +68,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		_ = rc.Close()
 		ss.Close()
 		<-waitErr
+		return nil
+	case <-ww.failed:
+		s.endForStdout(ss, rc, ww, waitErr)
 		return nil
 	case err = <-waitErr:
 	}

@@ -71,9 +71,14 @@ func objectArguments(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // decodeArgs unmarshals validated arguments into v. A failure here means a
-// value the schema admits but Go cannot hold (for example 1e400); it is
-// reported as INVALID_PARAMETER.
+// value the schema admits but Go cannot hold (for example 1e400), or a key
+// the schema and this decoder would read apart (a duplicate, or a field
+// spelled in another case: strict_keys.go); it is reported as
+// INVALID_PARAMETER.
 func decodeArgs(args json.RawMessage, v any) error {
+	if c := findKeyClash(args, jsonFieldNames(v)...); c != nil {
+		return engine.Errorf(engine.InvalidParameter, "%s", c.message("arguments")).WithDetails(map[string]any{"field": c.Key})
+	}
 	if err := json.Unmarshal(args, v); err != nil {
 		return engine.Errorf(engine.InvalidParameter, "arguments: %v", err)
 	}

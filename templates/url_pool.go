@@ -35,10 +35,15 @@ type urlPool struct {
 	// open returns the run's session; it is called once, when there is
 	// work left.
 	open func() (*browser.Session, error)
-	// indexByDone numbers checkpoints by the count of pages done before
-	// them, earlier attempts included (crawl_site: visit order) instead of
-	// by the URL's position in the list.
+	// indexByDone numbers checkpoints in the order pages finish, after
+	// every checkpoint of earlier attempts (crawl_site: visit order)
+	// instead of by the URL's position in the list. Restored checkpoints
+	// may leave gaps (a resubmission adopts only the pages that
+	// succeeded), so the next index is past the highest restored one, not
+	// the count of pages done: a new page never overwrites an adopted one.
 	indexByDone bool
+	// nextIndex is the index the next checkpoint gets with indexByDone.
+	nextIndex int
 	// growing says in the progress message that more URLs may be added.
 	growing bool
 	// noTab runs work with a nil tab and no session: pages fetched
@@ -108,6 +113,7 @@ func (u *urlPool) restored(i int, it engine.Item) {
 
 func (u *urlPool) restoredLocked(i int, it engine.Item) {
 	u.outputs[i], u.errs[i] = it.Output, itemError(it)
+	u.nextIndex = max(u.nextIndex, it.Index+1)
 	u.done++
 	if u.errs[i] != nil {
 		u.failed++
@@ -260,7 +266,8 @@ func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) 
 	defer u.order.Unlock()
 	u.mu.Lock()
 	if u.indexByDone {
-		it.Index = u.done
+		it.Index = max(u.nextIndex, u.done)
+		u.nextIndex = it.Index + 1
 	}
 	u.outputs[i], u.errs[i] = raw, done.failure
 	u.done++
