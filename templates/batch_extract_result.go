@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/htmlextract"
 )
 
 // pageSummary is one page in the run's result (pages.json has the rest).
@@ -14,6 +15,8 @@ type pageSummary struct {
 	HTTPStatus int            `json:"httpStatus"`
 	Title      string         `json:"title"`
 	Fields     map[string]any `json:"fields"`
+	// FieldsCapped names the fields the caps cut (absent when none).
+	FieldsCapped map[string]htmlextract.FieldCap `json:"fieldsCapped,omitempty"`
 	// Meta is the page's meta tags, when the inputs asked for them
 	// (includeMeta); text and links stay in pages.json.
 	Meta map[string]string `json:"meta,omitempty"`
@@ -26,7 +29,7 @@ type pageSummary struct {
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
 }
 
 // batchSummary counts the pages.

@@ -33,7 +33,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	}
 	r := &batchRun{env: env, in: in, pol: t.policy(env.Profile()), urls: dedupe(in.URLs),
 		opts: extractOptions{Fields: in.Fields, Text: *in.IncludeText, Links: in.IncludeLinks,
-			Meta: in.IncludeMeta, MaxText: maxTextChars, MaxLinks: maxLinksPerPage}}
+			Meta: in.IncludeMeta}.withCaps()}
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}

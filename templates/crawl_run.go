@@ -34,8 +34,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
 	// Links are always extracted: they are the frontier. Checkpoints and
 	// pages.json keep them only when the inputs ask for them.
-	opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta,
-		MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
+	opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta}.withCaps()
 	r := &crawlRun{in: in}
 	r.pool = &urlPool{env: env, indexByDone: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
