@@ -2,7 +2,6 @@ package templates
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/htmlextract"
@@ -84,26 +83,15 @@ func (t *pageTally) outcome(res any, details map[string]any) (*engine.Outcome, e
 	return &engine.Outcome{Result: res, Partial: t.Failed > 0}, nil
 }
 
-// putPagesJSON stores pages (every page with everything extracted) as the
-// run's pages.json artifact and returns its id. Errors: EXECUTION_ERROR,
-// ctx's cause when ctx ended.
-func putPagesJSON(ctx context.Context, env engine.Env, pages any) (string, error) {
-	data, err := json.MarshalIndent(pages, "", "  ")
-	if err != nil {
-		return "", engine.Wrap(engine.ExecutionError, err, "encode pages.json: %v", err)
-	}
-	id, err := env.PutArtifact(ctx, "pages.json", "application/json", data)
-	if err != nil && ctx.Err() != nil {
-		return "", context.Cause(ctx)
-	}
-	return id, err
-}
-
 // finish writes pages.json (every page, in input order, earlier attempts
 // included) and builds the outcome. Errors: STEP_EXECUTION_FAILED when no
 // page succeeded (details list the first errors), EXECUTION_ERROR when the
 // artifact cannot be stored, ctx's cause when ctx ended.
-func (r *batchRun) finish(ctx context.Context, pages []*pageOut) (*engine.Outcome, error) {
+//
+// pages are the slim outputs (no text or links) the result needs;
+// pages.json is written from the checkpoints at itemIdx (one per page,
+// -1 for none), one page at a time.
+func (r *batchRun) finish(ctx context.Context, pages []*pageOut, itemIdx []int) (*engine.Outcome, error) {
 	res := batchResult{Pages: make([]pageSummary, 0, len(pages))}
 	var tally pageTally
 	for _, p := range pages {
@@ -114,7 +102,11 @@ func (r *batchRun) finish(ctx context.Context, pages []*pageOut) (*engine.Outcom
 		tally.count(p.Error, map[string]any{"url": p.URL, "httpStatus": p.HTTPStatus})
 	}
 	res.Summary = tally.batchSummary
-	id, err := putPagesJSON(ctx, r.env, pages)
+	id, err := streamPages(ctx, r.env, "pages.json", func(add func(any) error) error {
+		return checkpointsInOrder(ctx, r.env, itemIdx, func(i int, it engine.Item) error {
+			return add(restorePage(r.urls[i], it.Output, pages[i].Error))
+		})
+	})
 	if err != nil {
 		return nil, err
 	}

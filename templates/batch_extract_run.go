@@ -37,7 +37,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}
-	pool := &urlPool{env: env, setup: in.resourceBlocking.setup(),
+	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)
@@ -72,7 +72,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	for i, u := range r.urls {
 		pages[i] = restorePage(u, pool.outputs[i], pool.errs[i])
 	}
-	return r.finish(ctx, pages)
+	return r.finish(ctx, pages, pool.itemIdx)
 }
 
 // restorePage decodes a page's checkpointed output (this attempt's or an

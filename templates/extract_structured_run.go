@@ -517,10 +517,15 @@ func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) 
 func (t *ExtractStructured) Keep(ctx context.Context, env engine.Env, items []engine.Item) (string, string, error) {
 	hash := schemaHash(env.OutputSchema())
 	out := make([]*structuredItem, 0, len(items))
-	for _, it := range inIndexOrder(items) {
+	// items come without their outputs (engine.Keeper): read them back.
+	err := env.EachItem(ctx, engine.ItemsQuery{After: -1}, func(it engine.Item) error {
 		if madeFor(it, hash) {
 			out = append(out, restoreStructured(it.Key, it.Output, itemError(it)))
 		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
 	}
 	id, err := putItemsJSON(ctx, env, out)
 	return id, "items.json", err

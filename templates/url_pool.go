@@ -56,6 +56,9 @@ type urlPool struct {
 	// the links the page gives the frontier and queues them only once the
 	// page's checkpoint holds them.
 	finished func(i int, done pageDone) (pageDone, func())
+	// slim keeps only slimOutput of each output in memory (outputs): the
+	// page templates read their pages back from the checkpoints.
+	slim bool
 
 	sess    *browser.Session
 	pending int // urls[pending:] were added but not yet restored or queued
@@ -67,6 +70,8 @@ type urlPool struct {
 	urls    []string
 	outputs []json.RawMessage
 	errs    []*engine.Error
+	// itemIdx is each URL's checkpoint index (-1 until it has one).
+	itemIdx []int
 	done    int
 	failed  int
 }
@@ -79,6 +84,9 @@ func (u *urlPool) add(urls ...string) {
 	u.urls = append(u.urls, urls...)
 	u.outputs = append(u.outputs, make([]json.RawMessage, len(urls))...)
 	u.errs = append(u.errs, make([]*engine.Error, len(urls))...)
+	for range urls {
+		u.itemIdx = append(u.itemIdx, -1)
+	}
 }
 
 // restore takes the added URLs that an earlier attempt checkpointed from
@@ -107,7 +115,7 @@ func (u *urlPool) restored(i int, it engine.Item) {
 }
 
 func (u *urlPool) restoredLocked(i int, it engine.Item) {
-	u.outputs[i], u.errs[i] = it.Output, itemError(it)
+	u.outputs[i], u.errs[i], u.itemIdx[i] = u.kept(it.Output), itemError(it), it.Index
 	u.done++
 	if u.errs[i] != nil {
 		u.failed++
@@ -262,7 +270,7 @@ func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) 
 	if u.indexByDone {
 		it.Index = u.done
 	}
-	u.outputs[i], u.errs[i] = raw, done.failure
+	u.outputs[i], u.errs[i], u.itemIdx[i] = u.kept(raw), done.failure, it.Index
 	u.done++
 	if done.failure != nil {
 		u.failed++
@@ -270,6 +278,14 @@ func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) 
 	p := u.progressLocked()
 	u.mu.Unlock()
 	return u.env.Checkpoint(ctx, it, p)
+}
+
+// kept is what outputs holds of a checkpointed output.
+func (u *urlPool) kept(raw json.RawMessage) json.RawMessage {
+	if u.slim {
+		return slimOutput(raw)
+	}
+	return raw
 }
 
 func (u *urlPool) progress() engine.Progress {
