@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -72,5 +73,42 @@ func TestFieldAndLinkCapsBothPaths(t *testing.T) {
 				t.Fatalf("caps reported where nothing was cut: %+v %v", pages[1].FieldsCapped, pages[0].LinksTruncated)
 			}
 		})
+	}
+}
+
+// TestCrawlLinksCappedAndReported: issue 26 item 3 on a crawl
+// (includeLinks, render http) of pages with 1500 distinct links each:
+// pages.json holds 1000 links per page with linksTruncated (before, the
+// cut was silent), and the run's result holds no links at all.
+func TestCrawlLinksCappedAndReported(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /farm/{n}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		var b strings.Builder
+		fmt.Fprintf(&b, "<!doctype html><title>farm %s</title><body>", r.PathValue("n"))
+		for i := range 1500 {
+			fmt.Fprintf(&b, `<a href="/farm/%s-%d">x</a>`, r.PathValue("n"), i)
+		}
+		fmt.Fprint(w, b.String())
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	env := newEnv(t, mustJSON(t, map[string]any{"startUrl": srv.URL + "/farm/0", "maxPages": 12, "render": "http",
+		"includeLinks": true, "includeText": true}))
+	out, err := runTemplate(t, NewCrawlSite(nil), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := env.pagesJSON(t)
+	if len(pages) != 12 {
+		t.Fatalf("%d pages", len(pages))
+	}
+	for _, p := range pages {
+		if len(p.Links) != maxLinksPerPage || !p.LinksTruncated || p.Text == nil {
+			t.Fatalf("%s: %d links, linksTruncated %v", p.URL, len(p.Links), p.LinksTruncated)
+		}
+	}
+	if raw, _ := json.Marshal(out.Result); strings.Contains(string(raw), `"links"`) || len(raw) > 20_000 {
+		t.Fatalf("result of %d bytes holds links", len(raw))
 	}
 }
