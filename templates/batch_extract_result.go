@@ -16,6 +16,9 @@ type pageSummary struct {
 	Fields     map[string]any `json:"fields"`
 	// FieldsCapped names the fields the caps cut (absent when none).
 	FieldsCapped map[string]htmlextract.FieldCap `json:"fieldsCapped,omitempty"`
+	// FieldsOmitted is true when the run's result had no room left for
+	// this page's fields (maxResultBytes): pages.json has them.
+	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
 	// Meta is the page's meta tags, when the inputs asked for them
 	// (includeMeta); text and links stay in pages.json.
 	Meta map[string]string `json:"meta,omitempty"`
@@ -28,7 +31,7 @@ type pageSummary struct {
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, FieldsOmitted: p.FieldsOmitted, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
 }
 
 // batchSummary counts the pages.

@@ -61,6 +61,7 @@ const batchResultSchema = `{
           "httpStatus": {"type": "integer"},
           "title": {"type": "string"},
           "fields": {"type": "object"},
+          "fieldsOmitted": {"type": "boolean", "description": "true when the run's result had no room left for this page's fields (the fields of all pages in a result stop at 8 MiB); pages.json has them."},
           "fieldsCapped": {"type": "object", "description": "The fields whose value was capped (see inputs.fields), name → {matches: elements matched, kept: values returned, cut: values shortened}; absent when none was."},
           "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},

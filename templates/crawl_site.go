@@ -97,6 +97,7 @@ const crawlResultSchema = `{
     "pages": {"type": "array", "items": {"type": "object", "required": ["url", "depth", "httpStatus", "error"],
       "properties": {"url": {"type": "string"}, "finalUrl": {"type": "string"}, "httpStatus": {"type": "integer"},
         "title": {"type": "string"}, "depth": {"type": "integer"}, "fields": {"type": "object"},
+        "fieldsOmitted": {"type": "boolean", "description": "true when the result had no room left for this page's fields (8 MiB for all pages); pages.json has them."},
         "fieldsCapped": {"type": "object", "description": "The fields whose value was capped, name → {matches, kept, cut}; absent when none was."},
         "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
         "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: links differ\", \"app shell: …\")."},

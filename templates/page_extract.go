@@ -31,6 +31,9 @@ type pageOut struct {
 	Text          *string                         `json:"text,omitempty"`
 	TextTruncated bool                            `json:"textTruncated,omitempty"`
 	Links         []pageLink                      `json:"links,omitempty"`
+	// FieldsOmitted is true in a result whose pages' fields passed
+	// maxResultBytes: this page's fields are in pages.json only.
+	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
 	// LinksTruncated is true when the page had more than maxLinksPerPage
 	// distinct links (only the first are in Links).
 	LinksTruncated bool              `json:"linksTruncated,omitempty"`

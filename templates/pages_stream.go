@@ -93,6 +93,31 @@ func checkpointsInOrder(ctx context.Context, env engine.Env, indexes []int, fn f
 	return nil
 }
 
+// maxResultBytes bounds the fields the run's result holds (and the pool
+// keeps in memory for it) over all pages: once the slim outputs kept so
+// far reach 8 MiB, a page's entry in the result has fields {} and
+// fieldsOmitted: true (pages.json still has them). With the per-page
+// caps (200000 characters of fields) a result would otherwise grow with
+// the number of pages alone.
+const maxResultBytes = 8 << 20
+
+// withoutFields is a slim output past maxResultBytes: its fields dropped
+// and marked as omitted.
+func withoutFields(slim json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(slim, &m) != nil || m == nil {
+		return slim
+	}
+	m["fields"], m["fieldsCapped"] = json.RawMessage("{}"), nil
+	delete(m, "fieldsCapped")
+	m["fieldsOmitted"] = json.RawMessage("true")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return slim
+	}
+	return b
+}
+
 // slimOutput is a page's checkpointed output without what only pages.json
 // shows (text, links, the crawl frontier's record): what the pool keeps in
 // memory for the run's result. Anything that is not a JSON object is kept

@@ -3,6 +3,7 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,5 +56,32 @@ func TestSlimOutputDropsTextAndLinks(t *testing.T) {
 	}
 	if got["url"] != "http://a.test/" || got["title"] != "A" || got["depth"] != float64(2) || got["linksTruncated"] != true {
 		t.Fatalf("slim output %v", got)
+	}
+}
+
+// TestResultFieldsBudget: the pool keeps the pages' fields for the result
+// until they add up to maxResultBytes; later pages keep fields {} and
+// fieldsOmitted, so the result is bounded whatever the number of pages.
+func TestResultFieldsBudget(t *testing.T) {
+	u := &urlPool{slim: true}
+	big := strings.Repeat("v", 1<<20)
+	kept, omitted := 0, 0
+	for i := range 12 {
+		raw, _ := json.Marshal(pageOut{URL: fmt.Sprintf("http://a.test/%d", i), Fields: map[string]any{"f": big}})
+		var p pageOut
+		if err := json.Unmarshal(u.kept(raw), &p); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case p.FieldsOmitted && len(p.Fields) == 0:
+			omitted++
+		case !p.FieldsOmitted && p.Fields["f"] == big && omitted == 0:
+			kept++
+		default:
+			t.Fatalf("page %d: omitted %v, %d fields", i, p.FieldsOmitted, len(p.Fields))
+		}
+	}
+	if kept != 7 || omitted != 5 || u.keptBytes > maxResultBytes+1000 {
+		t.Fatalf("kept %d, omitted %d, %d bytes", kept, omitted, u.keptBytes)
 	}
 }

@@ -72,8 +72,10 @@ type urlPool struct {
 	errs    []*engine.Error
 	// itemIdx is each URL's checkpoint index (-1 until it has one).
 	itemIdx []int
-	done    int
-	failed  int
+	// keptBytes adds up the slim outputs kept (maxResultBytes).
+	keptBytes int
+	done      int
+	failed    int
 }
 
 // add appends URLs to the list. They are looked up among the earlier
@@ -280,12 +282,17 @@ func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) 
 	return u.env.Checkpoint(ctx, it, p)
 }
 
-// kept is what outputs holds of a checkpointed output.
+// kept is what outputs holds of a checkpointed output (u.mu held).
 func (u *urlPool) kept(raw json.RawMessage) json.RawMessage {
-	if u.slim {
-		return slimOutput(raw)
+	if !u.slim {
+		return raw
 	}
-	return raw
+	out := slimOutput(raw)
+	if u.keptBytes+len(out) > maxResultBytes {
+		out = withoutFields(out)
+	}
+	u.keptBytes += len(out)
+	return out
 }
 
 func (u *urlPool) progress() engine.Progress {
