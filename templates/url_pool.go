@@ -70,12 +70,14 @@ type urlPool struct {
 	urls    []string
 	outputs []json.RawMessage
 	errs    []*engine.Error
-	// itemIdx is each URL's checkpoint index (-1 until it has one).
-	itemIdx []int
-	// keptBytes adds up the slim outputs kept (maxResultBytes).
+	done    int
+	failed  int
+
+	// itemIdx is each URL's checkpoint index (-1 until it has one), and
+	// keptBytes adds up the slim outputs kept (maxResultBytes); both
+	// under mu.
+	itemIdx   []int
 	keptBytes int
-	done      int
-	failed    int
 }
 
 // add appends URLs to the list. They are looked up among the earlier
