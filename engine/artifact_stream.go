@@ -44,7 +44,9 @@ type StreamStore interface {
 	// PutArtifactFrom stores artifact a of a.Size bytes read from r as
 	// PutArtifact does (one transaction, an "artifact" event), holding one
 	// chunk in memory at a time. Errors: as PutArtifact; an error when r
-	// ends before a.Size bytes.
+	// ends before a.Size bytes. Unlike PutArtifact it is not redacted on
+	// the way in (a secret could straddle two reads): its one caller,
+	// PutArtifactStream, redacts each write before it reaches r.
 	PutArtifactFrom(ctx context.Context, a Artifact, r io.Reader) error
 }
 
