@@ -13,7 +13,8 @@
 //     pool on static pages;
 //  9. batch_extract_pages on pages with images and a web font with the
 //     default blockResources, with nothing blocked, and the bare go-rod pool;
-//  11. memory of the daemon and its Chromium early and late in a long run.
+//  11. memory of the daemon and its Chromium early and late in a long run;
+//  12. the daemon's peak RSS on hostile results (memory-hostile).
 //
 // Run it from the repository root: go run ./bench [-only extract,rtt,...].
 // Absolute numbers on a shared machine are noise; the ratios, measured in
@@ -64,7 +65,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile (and the diagnostic browsercost)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.mixedPages, "mixed-pages", 100, "pages per host of the mixed site (4 hosts) in scenario 8")
 	flag.IntVar(&o.crawlPages, "crawl-pages", 2000, "pages crawl_site visits on the generated site (scenario 10; at most 2000)")
@@ -105,6 +106,7 @@ type results struct {
 	live     *liveResult
 	render   *renderResult
 	memory   *memoryResult
+	hostile  *hostileMemoryResult
 	blocking *blockingResult
 	crawl    *crawlResult
 	mixed    *mixedResult
@@ -139,7 +141,7 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	bin := o.bin
-	if bin == "" && (want["foot"] || want["memory"] || ((want["rtt"] || want["artifact"]) && !o.inprocess)) {
+	if bin == "" && (want["foot"] || want["memory"] || want["memory-hostile"] || ((want["rtt"] || want["artifact"]) && !o.inprocess)) {
 		fmt.Fprintln(out, "building browsertask …")
 		if bin, err = buildBinary(ctx, tmp); err != nil {
 			return err
@@ -208,6 +210,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[11] memory: one batch_extract_pages of %d pages, %d tabs, in browsertask serve\n", o.pages, o.tabs)
 		if res.memory, err = benchMemory(ctx, o, bin, out); err != nil {
 			return fmt.Errorf("memory: %w", err)
+		}
+	}
+	if want["memory-hostile"] {
+		fmt.Fprintln(out, "[12] memory-hostile: peak RSS of browsertask serve on issue 26's pages, render http, a fresh daemon each")
+		if res.hostile, err = benchHostileMemory(ctx, bin, out); err != nil {
+			return fmt.Errorf("memory-hostile: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

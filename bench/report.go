@@ -59,6 +59,9 @@ func printSummary(w io.Writer, o *options, r *results) {
 			m.Pages, m.DaemonEarlyMB, m.EarlyAt, m.DaemonLateMB, m.LateAt, m.DaemonRatio, m.BrowserEarlyMB, m.BrowserProcsEarly, m.BrowserLate, m.ProcsLate,
 			m.BrowserRatio, verdict(m.DaemonRatio <= 1.5 && m.BrowserRatio <= 1.5))
 	}
+	if h := r.hostile; h != nil {
+		printHostileMemory(w, h)
+	}
 	if f := r.foot; f != nil {
 		fmt.Fprintf(w, "5. browsertask serve, median of %d starts: start → /mcp ready %.0f ms (target < 200: %s), idle RSS %.1f MB (target < 40: %s); starts %s ms, RSS %s MB\n",
 			f.Starts, f.ReadyMedian, verdict(f.ReadyMedian < 200), f.RSSMedian, verdict(f.RSSMedian < 40),

@@ -24,7 +24,9 @@ import (
 // early as the artifact a finished run would have (pages.json).
 type Keeper interface {
 	// Keep stores items — the run's checkpoints from every attempt, in
-	// index order; at least one — and returns the artifact's id and name.
+	// index order; at least one; without their outputs, which Keep reads
+	// back one at a time with Env.EachItem so that no run's results are
+	// held whole in memory — and returns the artifact's id and name.
 	// ctx is not the run's (that one has ended) but bounded.
 	Keep(ctx context.Context, env Env, items []Item) (id, name string, err error)
 }
@@ -73,7 +75,11 @@ func (e *Engine) keep(r *Run, tpl Template, env *runEnv) kept {
 	ctx, cancel := context.WithTimeout(context.Background(), keepTimeout)
 	defer cancel()
 	var k kept
-	items, err := e.store.ListItems(ctx, r.RunID)
+	var items []Item
+	err := e.store.EachItem(ctx, ItemsQuery{RunID: r.RunID, After: -1, NoOutput: true}, func(it Item) error {
+		items = append(items, it)
+		return nil
+	})
 	if err != nil {
 		env.log.Warn("keep: read checkpoints failed", "err", err)
 		return k

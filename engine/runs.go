@@ -25,8 +25,11 @@ type ListQuery struct {
 // with one load of the run (the dashboard's detail page).
 type RunDetail struct {
 	Run *Run
-	// Items are the item checkpoints ordered by index.
+	// Items are the first DetailItemLimit item checkpoints ordered by
+	// index, each output reduced to its top-level scalars (detail_items.go).
 	Items []Item
+	// ItemsTotal counts all the run's checkpoints.
+	ItemsTotal int
 	// Events are the first MaxEventLimit events, oldest first.
 	Events []Event
 }
@@ -148,14 +151,14 @@ func (e *Engine) items(ctx context.Context, runID string) ([]Item, error) {
 	return items, nil
 }
 
-// Detail returns a run with its items and first MaxEventLimit events,
-// loading the run once. Errors: RUN_NOT_FOUND.
+// Detail returns a run with its first items and first MaxEventLimit
+// events, loading the run once. Errors: RUN_NOT_FOUND.
 func (e *Engine) Detail(ctx context.Context, runID string) (*RunDetail, error) {
 	r, err := e.Get(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	items, err := e.items(ctx, runID)
+	items, total, err := e.detailItems(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +166,7 @@ func (e *Engine) Detail(ctx context.Context, runID string) (*RunDetail, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RunDetail{Run: r, Items: items, Events: evs}, nil
+	return &RunDetail{Run: r, Items: items, ItemsTotal: total, Events: evs}, nil
 }
 
 // Wait blocks until the run is terminal and returns it. onChange (may be

@@ -12,6 +12,9 @@ import (
 // Methods return ErrNotFound for a missing row and ErrConflict when a
 // compare-and-set write finds the row in another state.
 type Store interface {
+	// StreamStore reads checkpoints and writes artifacts a piece at a
+	// time (artifact_stream.go).
+	StreamStore
 	// RegisterOwner inserts or replaces this process's owner row.
 	RegisterOwner(ctx context.Context, o Owner) error
 	// ListOwners returns all owner rows.

@@ -58,6 +58,9 @@ type Outcome struct {
 
 // Env is what the engine gives a running template.
 type Env interface {
+	// ItemStreamer reads the run's checkpoints back one at a time and
+	// writes an artifact as it is produced (artifact_stream.go).
+	ItemStreamer
 	// RunID is the run being executed.
 	RunID() string
 	// SessionID names the browser session the run uses.

@@ -42,6 +42,12 @@ type Options struct {
 	// length), MaxLinks the number of links.
 	MaxText  int `json:"maxText"`
 	MaxLinks int `json:"maxLinks"`
+	// MaxValueChars, MaxFieldChars, MaxValues and MaxPageFieldChars cap
+	// the fields' values (caps.go; 0 takes the Default* constant).
+	MaxValueChars     int `json:"maxValueChars"`
+	MaxFieldChars     int `json:"maxFieldChars"`
+	MaxValues         int `json:"maxValues"`
+	MaxPageFieldChars int `json:"maxPageFieldChars"`
 }
 
 // Link is one link of a page.
@@ -62,12 +68,18 @@ type Result struct {
 	// FieldErrors names the fields whose selector cannot be used, with
 	// the reason.
 	FieldErrors map[string]string `json:"fieldErrors"`
+	// FieldsCapped names the fields whose value was cut by the caps
+	// (caps.go), saying how; absent when none was.
+	FieldsCapped map[string]FieldCap `json:"fieldsCapped,omitempty"`
 	// Text is the visible text when asked for, TextTruncated true when it
 	// was cut at MaxText.
-	Text          *string           `json:"text,omitempty"`
-	TextTruncated bool              `json:"textTruncated"`
-	Links         []Link            `json:"links,omitempty"`
-	Meta          map[string]string `json:"meta,omitempty"`
+	Text          *string `json:"text,omitempty"`
+	TextTruncated bool    `json:"textTruncated"`
+	Links         []Link  `json:"links,omitempty"`
+	// LinksTruncated is true when the page had more distinct links than
+	// MaxLinks.
+	LinksTruncated bool              `json:"linksTruncated"`
+	Meta           map[string]string `json:"meta,omitempty"`
 }
 
 // maxLinkText is how many UTF-16 code units of a link's text are kept.
@@ -92,6 +104,7 @@ func (d *Document) Extract(o Options) *Result {
 // selectors compiled once. It is safe for concurrent use.
 type Extractor struct {
 	opts   Options
+	caps   caps
 	sels   map[string]*Selector
 	errors map[string]string
 }
@@ -101,7 +114,7 @@ type Extractor struct {
 // every Result's FieldErrors, and left out of Fields, as the browser
 // script does with a selector querySelector refuses.
 func NewExtractor(o Options) *Extractor {
-	e := &Extractor{opts: o, sels: map[string]*Selector{}, errors: map[string]string{}}
+	e := &Extractor{opts: o, caps: capsOf(o), sels: map[string]*Selector{}, errors: map[string]string{}}
 	for name, f := range o.Fields {
 		sel, err := CompileSelector(f.Selector)
 		if err != nil {
@@ -126,15 +139,13 @@ func (e *Extractor) FieldErrors() map[string]string {
 // Extract extracts from one document.
 func (e *Extractor) Extract(d *Document) *Result {
 	r := &Result{URL: d.url, Title: d.Title(), Fields: map[string]any{}, FieldErrors: e.FieldErrors()}
-	for name, sel := range e.sels {
-		r.Fields[name] = d.FieldValue(sel, e.opts.Fields[name])
-	}
+	e.extractFields(d, r)
 	if e.opts.Text {
 		t, cut := d.Text(e.opts.MaxText)
 		r.Text, r.TextTruncated = &t, cut
 	}
 	if e.opts.Links {
-		r.Links = d.Links(e.opts.MaxLinks)
+		r.Links, r.LinksTruncated = d.CappedLinks(e.opts.MaxLinks)
 	}
 	if e.opts.Meta {
 		r.Meta = d.Meta()
@@ -260,10 +271,17 @@ func reflectsURL(el *html.Node, name string) bool {
 // units, at most max links. Links of SVG (<svg><a href>) are left out:
 // their href is no string in a browser.
 func (d *Document) Links(max int) []Link {
+	out, _ := d.CappedLinks(max)
+	return out
+}
+
+// CappedLinks is Links, also reporting whether the page had more distinct
+// links than max (the result's linksTruncated).
+func (d *Document) CappedLinks(max int) (links []Link, truncated bool) {
 	out := []Link{}
 	seen := map[string]bool{}
 	walk(d.root, func(n *html.Node) bool {
-		if len(out) >= max {
+		if truncated {
 			return false
 		}
 		if !isHTML(n, atom.A) {
@@ -277,6 +295,10 @@ func (d *Document) Links(max int) []Link {
 		if href == "" || seen[href] {
 			return true
 		}
+		if len(out) >= max {
+			truncated = true
+			return false
+		}
 		seen[href] = true
 		t := d.innerText(n)
 		if t == "" {
@@ -285,7 +307,7 @@ func (d *Document) Links(max int) []Link {
 		out = append(out, Link{Href: href, Text: cutUTF16(clean(t), maxLinkText)})
 		return true
 	})
-	return out
+	return out, truncated
 }
 
 // Meta returns the meta tags as the browser script collects them: for each

@@ -50,6 +50,9 @@ type Request struct {
 	PageTokens int
 	// MaxAnswerTokens bounds each answer (DefaultAnswerTokens when zero).
 	MaxAnswerTokens int
+	// MaxAnswerBytes caps each answer's text (DefaultMaxAnswerBytes when
+	// zero): a longer answer fails Fill with ErrAnswerTooLarge.
+	MaxAnswerBytes int
 }
 
 // Result is what the model added.
@@ -119,6 +122,10 @@ func Fill(ctx context.Context, s Sampler, req Request) (*Result, error) {
 		res.Calls++
 		res.PromptTokens += resp.PromptTokens
 		res.CompletionTokens += resp.CompletionTokens
+		if limit := answerCap(req); len(resp.Text) > limit {
+			return nil, fmt.Errorf("the model answered %d bytes, more than the answer cap of %d; nothing of it was kept and it was not asked again: %w",
+				len(resp.Text), limit, ErrAnswerTooLarge)
+		}
 		if resp.Model != "" {
 			model = resp.Model
 		}
@@ -131,7 +138,7 @@ func Fill(ctx context.Context, s Sampler, req Request) (*Result, error) {
 			break
 		}
 		msgs = append(msgs,
-			Message{Role: "assistant", Content: resp.Text},
+			Message{Role: "assistant", Content: echoAnswer(resp.Text)},
 			Message{Role: "user", Content: retryPrompt(problems)})
 	}
 	label := "model"

@@ -54,6 +54,9 @@ type OpenAIConfig struct {
 	Retries int
 	// HTTPClient sends the requests (a client with Timeout when nil).
 	HTTPClient *http.Client
+	// MaxAnswerBytes caps a response body (DefaultMaxAnswerBytes when
+	// zero): past it the request fails with ErrAnswerTooLarge.
+	MaxAnswerBytes int64
 	// Logger receives one debug record per request and a warning per
 	// failure (nothing when nil); records carry the endpoint without
 	// credentials, the model and token counts, never the key or the text.
@@ -70,6 +73,8 @@ type OpenAI struct {
 	endpoint string // scheme://host/path, for messages
 	format   string
 	log      *slog.Logger
+	// maxAnswer caps a response body (MaxAnswerBytes).
+	maxAnswer int64
 }
 
 // NewOpenAI checks cfg and returns the client. Errors name the field and
@@ -101,6 +106,11 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: timeout}
 	}
+	maxAnswer := cfg.MaxAnswerBytes
+	if maxAnswer <= 0 {
+		maxAnswer = DefaultMaxAnswerBytes
+	}
+	hc = cappedClient(hc, maxAnswer)
 	opts := []option.RequestOption{
 		option.WithBaseURL(u.String()),
 		option.WithHTTPClient(hc),
@@ -124,6 +134,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		endpoint: safeURL(u.String()),
 		format:   format,
 		log:      log,
+
+		maxAnswer: maxAnswer,
 	}, nil
 }
 
@@ -196,6 +208,10 @@ func (o *OpenAI) Sample(ctx context.Context, req SampleRequest) (SampleResponse,
 func (o *OpenAI) safeError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s: request stopped: %w", o, ctxErr)
+	}
+	if errors.Is(err, ErrAnswerTooLarge) {
+		return fmt.Errorf("%s answered more than the answer cap of %d bytes; nothing of it was kept (check the server, or its maximum output tokens): %w",
+			o, o.maxAnswer, ErrAnswerTooLarge)
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {

@@ -2,9 +2,9 @@ package templates
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/htmlextract"
 )
 
 // pageSummary is one page in the run's result (pages.json has the rest).
@@ -14,6 +14,11 @@ type pageSummary struct {
 	HTTPStatus int            `json:"httpStatus"`
 	Title      string         `json:"title"`
 	Fields     map[string]any `json:"fields"`
+	// FieldsCapped names the fields the caps cut (absent when none).
+	FieldsCapped map[string]htmlextract.FieldCap `json:"fieldsCapped,omitempty"`
+	// FieldsOmitted is true when the run's result had no room left for
+	// this page's fields (maxResultBytes): pages.json has them.
+	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
 	// Meta is the page's meta tags, when the inputs asked for them
 	// (includeMeta); text and links stay in pages.json.
 	Meta map[string]string `json:"meta,omitempty"`
@@ -26,7 +31,7 @@ type pageSummary struct {
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, FieldsOmitted: p.FieldsOmitted, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
 }
 
 // batchSummary counts the pages.
@@ -81,26 +86,15 @@ func (t *pageTally) outcome(res any, details map[string]any) (*engine.Outcome, e
 	return &engine.Outcome{Result: res, Partial: t.Failed > 0}, nil
 }
 
-// putPagesJSON stores pages (every page with everything extracted) as the
-// run's pages.json artifact and returns its id. Errors: EXECUTION_ERROR,
-// ctx's cause when ctx ended.
-func putPagesJSON(ctx context.Context, env engine.Env, pages any) (string, error) {
-	data, err := json.MarshalIndent(pages, "", "  ")
-	if err != nil {
-		return "", engine.Wrap(engine.ExecutionError, err, "encode pages.json: %v", err)
-	}
-	id, err := env.PutArtifact(ctx, "pages.json", "application/json", data)
-	if err != nil && ctx.Err() != nil {
-		return "", context.Cause(ctx)
-	}
-	return id, err
-}
-
 // finish writes pages.json (every page, in input order, earlier attempts
 // included) and builds the outcome. Errors: STEP_EXECUTION_FAILED when no
 // page succeeded (details list the first errors), EXECUTION_ERROR when the
 // artifact cannot be stored, ctx's cause when ctx ended.
-func (r *batchRun) finish(ctx context.Context, pages []*pageOut) (*engine.Outcome, error) {
+//
+// pages are the slim outputs (no text or links) the result needs;
+// pages.json is written from the checkpoints at itemIdx (one per page,
+// -1 for none), one page at a time.
+func (r *batchRun) finish(ctx context.Context, pages []*pageOut, itemIdx []int) (*engine.Outcome, error) {
 	res := batchResult{Pages: make([]pageSummary, 0, len(pages))}
 	var tally pageTally
 	for _, p := range pages {
@@ -111,7 +105,11 @@ func (r *batchRun) finish(ctx context.Context, pages []*pageOut) (*engine.Outcom
 		tally.count(p.Error, map[string]any{"url": p.URL, "httpStatus": p.HTTPStatus})
 	}
 	res.Summary = tally.batchSummary
-	id, err := putPagesJSON(ctx, r.env, pages)
+	id, err := streamPages(ctx, r.env, "pages.json", func(add func(any) error) error {
+		return checkpointsInOrder(ctx, r.env, itemIdx, func(i int, it engine.Item) error {
+			return add(restorePage(r.urls[i], it.Output, pages[i].Error))
+		})
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -33,11 +33,11 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	}
 	r := &batchRun{env: env, in: in, pol: t.policy(env.Profile()), urls: dedupe(in.URLs),
 		opts: extractOptions{Fields: in.Fields, Text: *in.IncludeText, Links: in.IncludeLinks,
-			Meta: in.IncludeMeta, MaxText: maxTextChars, MaxLinks: maxLinksPerPage}}
+			Meta: in.IncludeMeta}.withCaps()}
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}
-	pool := &urlPool{env: env, setup: in.resourceBlocking.setup(),
+	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)
@@ -72,7 +72,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	for i, u := range r.urls {
 		pages[i] = restorePage(u, pool.outputs[i], pool.errs[i])
 	}
-	return r.finish(ctx, pages)
+	return r.finish(ctx, pages, pool.itemIdx)
 }
 
 // restorePage decodes a page's checkpointed output (this attempt's or an

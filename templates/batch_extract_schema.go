@@ -14,7 +14,7 @@ const batchInputSchema = `{
     },
     "fields": {
       "type": "object",
-      "description": "Values to extract from every page, by name: a CSS selector (text of the first match), or {selector, attr?, all?}. attr names an attribute (href and src come back absolute), or \"text\" (default) or \"html\" (innerHTML). all: true returns every match as a list. A missing element gives null (or []).",
+      "description": "Values to extract from every page, by name: a CSS selector (text of the first match), or {selector, attr?, all?}. attr names an attribute (href and src come back absolute), or \"text\" (default) or \"html\" (innerHTML). all: true returns every match as a list. A missing element gives null (or []). Values are capped: one value at 20000 characters, an all list at 1000 values and 50000 characters together, all fields of a page at 200000 characters (fields in name order); a capped field is named in the page's fieldsCapped {matches, kept, cut}.",
       "maxProperties": 100,
       "additionalProperties": {
         "oneOf": [
@@ -32,7 +32,7 @@ const batchInputSchema = `{
     },
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" loads each in Chromium (pages built by JavaScript, the default); \"http\" fetches the HTML with an HTTP client and extracts it without a browser (no renderer per page; for server-rendered pages: documentation, articles, listings): the same fields, text, links and meta, but nothing scripts add; \"auto\" fetches over HTTP and uses the browser only where needed: per host it renders its first 2 pages (and 1 in 20 later ones) both ways and switches a host whose HTML lacks what the browser shows (or is an empty app shell) to the browser; each page says renderedBy and renderReason. Prefer \"auto\" for many pages on sites you do not know (several times faster than \"browser\" on server-rendered sites, the same fields); \"browser\" for a few pages or pages known to need JavaScript. In a named session (sessionId) the browser is used."},
     "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text (at most 20000 characters) in pages.json."},
-    "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json."},
+    "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json (the first 1000 distinct links; linksTruncated: true when the page has more)."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
     "blockResources": ` + blockResourcesSchema + `,
     "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."},
@@ -61,6 +61,8 @@ const batchResultSchema = `{
           "httpStatus": {"type": "integer"},
           "title": {"type": "string"},
           "fields": {"type": "object"},
+          "fieldsOmitted": {"type": "boolean", "description": "true when the run's result had no room left for this page's fields (the fields of all pages in a result stop at 8 MiB); pages.json has them."},
+          "fieldsCapped": {"type": "object", "description": "The fields whose value was capped (see inputs.fields), name → {matches: elements matched, kept: values returned, cut: values shortened}; absent when none was."},
           "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
           "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: fields differ (price)\", \"app shell: …\", \"not HTML (…)\")."},

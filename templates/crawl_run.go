@@ -34,10 +34,9 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
 	// Links are always extracted: they are the frontier. Checkpoints and
 	// pages.json keep them only when the inputs ask for them.
-	opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta,
-		MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
+	opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta}.withCaps()
 	r := &crawlRun{in: in}
-	r.pool = &urlPool{env: env, indexByDone: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
+	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
 	r.front = newCrawlFrontier(r.pool, in.MaxPages, *in.MaxDepth, filter.follow)
 	r.pool.feed = r.front.next
@@ -122,12 +121,18 @@ func (r *crawlRun) finished(i int, done pageDone) (pageDone, func()) {
 	return pageDone{out: cp, failure: done.failure}, queue
 }
 
-// page returns the i-th page from its checkpoint (this attempt's or an
-// earlier one's).
+// page returns the i-th page from its slim output in the pool (no text
+// or links: the result's entry).
 func (r *crawlRun) page(i int) *crawlPageOut {
 	r.pool.mu.Lock()
 	raw, url, pageErr := r.pool.outputs[i], r.pool.urls[i], r.pool.errs[i]
 	r.pool.mu.Unlock()
+	return r.pageFrom(i, raw, url, pageErr)
+}
+
+// pageFrom is the i-th page (pool index) decoded from raw, its
+// checkpointed output, as pages.json shows it.
+func (r *crawlRun) pageFrom(i int, raw json.RawMessage, url string, pageErr *engine.Error) *crawlPageOut {
 	p := &crawlPageOut{}
 	if json.Unmarshal(raw, p) != nil || p.URL == "" {
 		p = &crawlPageOut{pageOut: pageOut{URL: url, Fields: map[string]any{}}}
@@ -158,15 +163,25 @@ func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome,
 	}{Pages: []summaryPage{}}
 	var tally pageTally
 	order := r.front.order()
-	pages := make([]*crawlPageOut, 0, len(order))
-	for _, i := range order {
+	idx := make([]int, len(order))
+	for k, i := range order {
 		p := r.page(i)
-		pages = append(pages, p)
 		res.Pages = append(res.Pages, summaryPage{summaryOf(&p.pageOut), p.Depth})
 		tally.count(p.Error, map[string]any{"url": p.URL})
+		r.pool.mu.Lock()
+		idx[k] = r.pool.itemIdx[i]
+		r.pool.mu.Unlock()
 	}
 	res.Summary = tally.batchSummary
-	id, err := putPagesJSON(ctx, env, pages)
+	id, err := streamPages(ctx, env, "pages.json", func(add func(any) error) error {
+		return checkpointsInOrder(ctx, env, idx, func(k int, it engine.Item) error {
+			i := order[k]
+			r.pool.mu.Lock()
+			url, pageErr := r.pool.urls[i], r.pool.errs[i]
+			r.pool.mu.Unlock()
+			return add(r.pageFrom(i, it.Output, url, pageErr))
+		})
+	})
 	if err != nil {
 		return nil, err
 	}

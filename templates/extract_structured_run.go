@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"strings"
 
 	"github.com/browsertask/browsertask/browser"
@@ -159,7 +160,7 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	}
 	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema()), links: in.crawling()}
 	scoped := schemaScopedEnv{Env: env, hash: r.hash}
-	pool := &urlPool{env: scoped, setup: in.resourceBlocking.setup(),
+	pool := &urlPool{env: scoped, slim: true, setup: in.resourceBlocking.setup(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") }}
 	release, err := t.readPagesWith(ctx, env, r, pool)
 	if err != nil {
@@ -457,7 +458,7 @@ func restoreStructured(url string, raw json.RawMessage, pageErr *engine.Error) *
 func finishStructured(ctx context.Context, env engine.Env, items []*structuredItem) (*engine.Outcome, error) {
 	res := structuredResult{Items: make([]structuredEntry, 0, len(items))}
 	var tally pageTally
-	var lines bytes.Buffer
+	objects := 0
 	for _, it := range items {
 		res.Items = append(res.Items, structuredEntry{URL: it.URL, Depth: it.Depth, RenderedBy: it.RenderedBy, Object: it.Object, Error: it.Error})
 		tally.count(it.Error, map[string]any{"url": it.URL})
@@ -465,12 +466,7 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 		res.Summary.PromptTokens += it.PromptTokens
 		res.Summary.CompletionTokens += it.CompletionTokens
 		if it.Error == nil {
-			line, err := json.Marshal(it.Object)
-			if err != nil {
-				return nil, engine.Wrap(engine.ExecutionError, err, "encode the object of %s: %v", it.URL, err)
-			}
-			lines.Write(line)
-			lines.WriteByte('\n')
+			objects++
 		}
 	}
 	res.Summary.Total, res.Summary.Succeeded, res.Summary.Failed = tally.Total, tally.Succeeded, tally.Failed
@@ -479,8 +475,23 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 		return nil, err
 	}
 	res.ArtifactID = id
-	if lines.Len() > 0 {
-		nid, err := env.PutArtifact(ctx, "items.ndjson", "application/x-ndjson", lines.Bytes())
+	if objects > 0 {
+		// One Write per line (the engine redacts a run's secrets per Write).
+		nid, err := env.PutArtifactStream(ctx, "items.ndjson", "application/x-ndjson", func(w io.Writer) error {
+			for _, it := range items {
+				if it.Error != nil {
+					continue
+				}
+				line, err := json.Marshal(it.Object)
+				if err != nil {
+					return engine.Wrap(engine.ExecutionError, err, "encode the object of %s: %v", it.URL, err)
+				}
+				if _, err := w.Write(append(line, '\n')); err != nil {
+					return engine.Wrap(engine.ExecutionError, err, "write items.ndjson: %v", err)
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx)
@@ -496,18 +507,17 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 // putItemsJSON stores items as the run's items.json artifact and returns
 // its id. Errors: EXECUTION_ERROR, ctx's cause when ctx ended.
 func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) (string, error) {
-	for _, it := range items {
-		it.SchemaHash, it.Frontier = "", nil
-	}
-	data, err := json.MarshalIndent(items, "", "  ")
-	if err != nil {
-		return "", engine.Wrap(engine.ExecutionError, err, "encode items.json: %v", err)
-	}
-	id, err := env.PutArtifact(ctx, "items.json", "application/json", data)
-	if err != nil && ctx.Err() != nil {
-		return "", context.Cause(ctx)
-	}
-	return id, err
+	// Written item by item (pages_stream.go): the file is never held
+	// whole in memory.
+	return streamPages(ctx, env, "items.json", func(add func(any) error) error {
+		for _, it := range items {
+			it.SchemaHash, it.Frontier = "", nil
+			if err := add(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Keep stores the pages a stopped run finished as items.json, in
@@ -517,10 +527,15 @@ func putItemsJSON(ctx context.Context, env engine.Env, items []*structuredItem) 
 func (t *ExtractStructured) Keep(ctx context.Context, env engine.Env, items []engine.Item) (string, string, error) {
 	hash := schemaHash(env.OutputSchema())
 	out := make([]*structuredItem, 0, len(items))
-	for _, it := range inIndexOrder(items) {
+	// items come without their outputs (engine.Keeper): read them back.
+	err := env.EachItem(ctx, engine.ItemsQuery{After: -1}, func(it engine.Item) error {
 		if madeFor(it, hash) {
 			out = append(out, restoreStructured(it.Key, it.Output, itemError(it)))
 		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
 	}
 	id, err := putItemsJSON(ctx, env, out)
 	return id, "items.json", err

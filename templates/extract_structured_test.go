@@ -472,8 +472,16 @@ func TestExtractStructuredStoppedRunKeepsItems(t *testing.T) {
 		!reflect.DeepEqual(res.Items[0].Object, map[string]any{"name": "Trail Runner 3"}) {
 		t.Fatalf("another schema: summary %+v, %d checkpoints, jsonld hits %d, item 0 %v", res.Summary, len(other.items), srv.Hits("/products/jsonld"), res.Items[0].Object)
 	}
-	if id, _, err := tpl.(engine.Keeper).Keep(kctx, other, done); err != nil || id != "art_items.json" || len(itemsJSON(t, other.fakeEnv)) != 0 {
-		t.Fatalf("Keep with another schema kept %s (%v)", other.artifacts["items.json"], err)
+	// Keep reads the outputs back from the run's checkpoints (the engine
+	// hands it the items without them): a run whose checkpoints were all
+	// made for the old schema keeps none.
+	stale := schemaEnv{newEnv(t, string(env.inputs)), other.schema}
+	stale.done = map[string]engine.Item{}
+	for _, it := range done {
+		stale.done[it.Key] = it
+	}
+	if id, _, err := tpl.(engine.Keeper).Keep(kctx, stale, done); err != nil || id != "art_items.json" || len(itemsJSON(t, stale.fakeEnv)) != 0 {
+		t.Fatalf("Keep with another schema kept %s (%v)", stale.artifacts["items.json"], err)
 	}
 }
 

@@ -3,7 +3,6 @@ package templates
 import (
 	"context"
 	"encoding/json"
-	"sort"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -19,11 +18,11 @@ var (
 
 // Keep stores the finished pages as pages.json.
 func (t *BatchExtractPages) Keep(ctx context.Context, env engine.Env, items []engine.Item) (string, string, error) {
-	pages := make([]*pageOut, 0, len(items))
-	for _, it := range inIndexOrder(items) {
-		pages = append(pages, restorePage(it.Key, it.Output, itemError(it)))
-	}
-	id, err := putPagesJSON(ctx, env, pages)
+	id, err := streamPages(ctx, env, "pages.json", func(add func(any) error) error {
+		return env.EachItem(ctx, engine.ItemsQuery{After: -1}, func(it engine.Item) error {
+			return add(restorePage(it.Key, it.Output, itemError(it)))
+		})
+	})
 	return id, "pages.json", err
 }
 
@@ -34,29 +33,28 @@ func (t *CrawlSite) Keep(ctx context.Context, env engine.Env, items []engine.Ite
 	if err != nil {
 		return "", "", err
 	}
-	pages := make([]*crawlPageOut, 0, len(items))
-	for _, it := range inIndexOrder(items) {
-		p := &crawlPageOut{}
-		if json.Unmarshal(it.Output, p) != nil || p.URL == "" {
-			p = &crawlPageOut{pageOut: pageOut{URL: it.Key, Fields: map[string]any{}}}
-		}
-		if p.Error == nil {
-			p.Error = itemError(it)
-		}
-		if !in.IncludeLinks {
-			p.Links = nil
-		}
-		pages = append(pages, p)
-	}
-	id, err := putPagesJSON(ctx, env, pages)
+	id, err := streamPages(ctx, env, "pages.json", func(add func(any) error) error {
+		return env.EachItem(ctx, engine.ItemsQuery{After: -1}, func(it engine.Item) error {
+			return add(keptCrawlPage(it, in.IncludeLinks))
+		})
+	})
 	return id, "pages.json", err
 }
 
-// inIndexOrder sorts a copy of items by index.
-func inIndexOrder(items []engine.Item) []engine.Item {
-	out := append([]engine.Item(nil), items...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
-	return out
+// keptCrawlPage is a crawl checkpoint as pages.json shows it (links only
+// when the inputs asked for them).
+func keptCrawlPage(it engine.Item, includeLinks bool) *crawlPageOut {
+	p := &crawlPageOut{}
+	if json.Unmarshal(it.Output, p) != nil || p.URL == "" {
+		p = &crawlPageOut{pageOut: pageOut{URL: it.Key, Fields: map[string]any{}}}
+	}
+	if p.Error == nil {
+		p.Error = itemError(it)
+	}
+	if !includeLinks {
+		p.Links = nil
+	}
+	return p
 }
 
 // itemError is a checkpointed item's error; a failed item stored without

@@ -8,6 +8,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/htmlextract"
 )
 
 // pageLink is one link of a page.
@@ -19,15 +20,24 @@ type pageLink struct {
 // pageOut is everything recorded for one URL (an item's output and one
 // entry of pages.json).
 type pageOut struct {
-	URL           string            `json:"url"`
-	FinalURL      string            `json:"finalUrl"`
-	HTTPStatus    int               `json:"httpStatus"`
-	Title         string            `json:"title"`
-	Fields        map[string]any    `json:"fields"`
-	Text          *string           `json:"text,omitempty"`
-	TextTruncated bool              `json:"textTruncated,omitempty"`
-	Links         []pageLink        `json:"links,omitempty"`
-	Meta          map[string]string `json:"meta,omitempty"`
+	URL        string         `json:"url"`
+	FinalURL   string         `json:"finalUrl"`
+	HTTPStatus int            `json:"httpStatus"`
+	Title      string         `json:"title"`
+	Fields     map[string]any `json:"fields"`
+	// FieldsCapped names the fields the caps cut (htmlextract/caps.go:
+	// the same rule on both paths), saying how; absent when none was.
+	FieldsCapped  map[string]htmlextract.FieldCap `json:"fieldsCapped,omitempty"`
+	Text          *string                         `json:"text,omitempty"`
+	TextTruncated bool                            `json:"textTruncated,omitempty"`
+	Links         []pageLink                      `json:"links,omitempty"`
+	// FieldsOmitted is true in a result whose pages' fields passed
+	// maxResultBytes: this page's fields are in pages.json only.
+	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
+	// LinksTruncated is true when the page had more than maxLinksPerPage
+	// distinct links (only the first are in Links).
+	LinksTruncated bool              `json:"linksTruncated,omitempty"`
+	Meta           map[string]string `json:"meta,omitempty"`
 	// RenderedBy says how the page was read: "browser" (Chromium) or
 	// "http" (fetched and parsed without a browser; render "http").
 	RenderedBy string `json:"renderedBy,omitempty"`
@@ -39,14 +49,16 @@ type pageOut struct {
 
 // extracted is what the extraction script returns.
 type extracted struct {
-	URL           string            `json:"url"`
-	Title         string            `json:"title"`
-	Fields        map[string]any    `json:"fields"`
-	FieldErrors   map[string]string `json:"fieldErrors"`
-	Text          *string           `json:"text"`
-	TextTruncated bool              `json:"textTruncated"`
-	Links         []pageLink        `json:"links"`
-	Meta          map[string]string `json:"meta"`
+	URL            string                          `json:"url"`
+	Title          string                          `json:"title"`
+	Fields         map[string]any                  `json:"fields"`
+	FieldErrors    map[string]string               `json:"fieldErrors"`
+	FieldsCapped   map[string]htmlextract.FieldCap `json:"fieldsCapped"`
+	Text           *string                         `json:"text"`
+	TextTruncated  bool                            `json:"textTruncated"`
+	Links          []pageLink                      `json:"links"`
+	LinksTruncated bool                            `json:"linksTruncated"`
+	Meta           map[string]string               `json:"meta"`
 }
 
 // extractOptions configure the extraction script.
@@ -57,6 +69,20 @@ type extractOptions struct {
 	Meta     bool                 `json:"meta"`
 	MaxText  int                  `json:"maxText"`
 	MaxLinks int                  `json:"maxLinks"`
+	// The caps of the fields' values (htmlextract/caps.go), the same
+	// numbers on both paths; set by withCaps.
+	MaxValueChars     int `json:"maxValueChars"`
+	MaxFieldChars     int `json:"maxFieldChars"`
+	MaxValues         int `json:"maxValues"`
+	MaxPageFieldChars int `json:"maxPageFieldChars"`
+}
+
+// withCaps is o with the default text, link and field caps.
+func (o extractOptions) withCaps() extractOptions {
+	o.MaxText, o.MaxLinks = maxTextChars, maxLinksPerPage
+	o.MaxValueChars, o.MaxFieldChars = htmlextract.DefaultMaxValueChars, htmlextract.DefaultMaxFieldChars
+	o.MaxValues, o.MaxPageFieldChars = htmlextract.DefaultMaxValues, htmlextract.DefaultMaxPageFieldChars
+	return o
 }
 
 // extractJS collects title, fields, text, links and meta in one
@@ -69,11 +95,52 @@ const extractJS = `((cfg) => {
     if ((attr === 'href' || attr === 'src') && typeof el[attr] === 'string' && el[attr]) return el[attr];
     return el.getAttribute(attr);
   };
-  const out = {url: location.href, title: document.title || '', fields: {}, fieldErrors: {}};
-  for (const [name, f] of Object.entries(cfg.fields || {})) {
+  const cut = (s, n) => {
+    if (s.length <= n) return s;
+    let end = n;
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xD800 && c <= 0xDBFF) end--;
+    return s.slice(0, end);
+  };
+  const out = {url: location.href, title: document.title || '', fields: {}, fieldErrors: {}, fieldsCapped: {}};
+  // The caps of htmlextract/caps.go, rule for rule: fields in name order
+  // share the page's budget; a value is cut at maxValueChars; an all
+  // field keeps at most maxValues values and stops before the one that
+  // would pass maxFieldChars.
+  let budget = cfg.maxPageFieldChars;
+  const byName = (a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  for (const [name, f] of Object.entries(cfg.fields || {}).sort(byName)) {
     try {
-      if (f.all) out.fields[name] = Array.from(document.querySelectorAll(f.selector), el => val(el, f.attr));
-      else { const el = document.querySelector(f.selector); out.fields[name] = el ? val(el, f.attr) : null; }
+      if (f.all) {
+        const els = document.querySelectorAll(f.selector);
+        const left = Math.min(cfg.maxFieldChars, budget);
+        const vals = []; let used = 0, nCut = 0;
+        for (const el of els) {
+          if (vals.length >= cfg.maxValues) break;
+          let v = val(el, f.attr), short = false;
+          if (typeof v === 'string') {
+            if (v.length > cfg.maxValueChars) { v = cut(v, cfg.maxValueChars); short = true; }
+            if (used + v.length > left) break;
+            used += v.length;
+            if (short) nCut++;
+          }
+          vals.push(v);
+        }
+        budget -= used;
+        out.fields[name] = vals;
+        if (vals.length !== els.length || nCut > 0) out.fieldsCapped[name] = {matches: els.length, kept: vals.length, cut: nCut};
+      } else {
+        const el = document.querySelector(f.selector);
+        let v = el ? val(el, f.attr) : null;
+        if (typeof v === 'string' && (v.length > cfg.maxValueChars || v.length > budget)) {
+          const short = v.length > cfg.maxValueChars;
+          if (short) v = cut(v, cfg.maxValueChars);
+          if (v.length > budget) { v = null; out.fieldsCapped[name] = {matches: 1, kept: 0, cut: 0}; }
+          else out.fieldsCapped[name] = {matches: 1, kept: 1, cut: 1};
+        }
+        if (typeof v === 'string') budget -= v.length;
+        out.fields[name] = v;
+      }
     } catch (e) { out.fieldErrors[name] = String((e && e.message) || e); }
   }
   if (cfg.text) {
@@ -94,9 +161,9 @@ const extractJS = `((cfg) => {
       // An <a> inside inline SVG has an SVGAnimatedString href: HTML links only.
       const href = a.href;
       if (typeof href !== 'string' || !href || seen.has(href)) continue;
+      if (out.links.length >= cfg.maxLinks) { out.linksTruncated = true; break; }
       seen.add(href);
       out.links.push({href, text: clean(a.innerText || a.textContent).slice(0, 200)});
-      if (out.links.length >= cfg.maxLinks) break;
     }
   }
   if (cfg.meta) {
@@ -149,7 +216,11 @@ func mergeExtracted(raw json.RawMessage, out *pageOut) error {
 		out.FinalURL = x.URL
 	}
 	out.Title, out.Fields, out.Text, out.TextTruncated = x.Title, x.Fields, x.Text, x.TextTruncated
-	out.Links, out.Meta = x.Links, x.Meta
+	out.Links, out.Meta, out.LinksTruncated = x.Links, x.Meta, x.LinksTruncated
+	out.FieldsCapped = nil
+	if len(x.FieldsCapped) > 0 {
+		out.FieldsCapped = x.FieldsCapped
+	}
 	if out.Fields == nil {
 		out.Fields = map[string]any{}
 	}

@@ -325,7 +325,8 @@ func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) err
 			return err
 		}
 	}
-	cfg, _ := json.Marshal(map[string]any{"fields": map[string]fieldSpec{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}})
+	// The same caps as batch_extract_pages' fields (htmlextract/caps.go).
+	cfg, _ := json.Marshal(extractOptions{Fields: map[string]fieldSpec{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}}.withCaps())
 	raw, err := r.tb.Eval(ctx, fmt.Sprintf(extractJS, cfg))
 	if err != nil {
 		return err
@@ -338,6 +339,9 @@ func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) err
 		return engine.Errorf(engine.InvalidParameter, "invalid selector %q: %s", st.Selector, msg)
 	}
 	r.values[st.Name] = x.Fields["v"]
+	if c, ok := x.FieldsCapped["v"]; ok {
+		r.env.Logger().Warn("extract step capped", "name", st.Name, "matches", c.Matches, "kept", c.Kept, "cut", c.Cut)
+	}
 	return nil
 }
 

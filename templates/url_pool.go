@@ -61,6 +61,9 @@ type urlPool struct {
 	// the links the page gives the frontier and queues them only once the
 	// page's checkpoint holds them.
 	finished func(i int, done pageDone) (pageDone, func())
+	// slim keeps only slimOutput of each output in memory (outputs): the
+	// page templates read their pages back from the checkpoints.
+	slim bool
 
 	sess    *browser.Session
 	pending int // urls[pending:] were added but not yet restored or queued
@@ -74,6 +77,12 @@ type urlPool struct {
 	errs    []*engine.Error
 	done    int
 	failed  int
+
+	// itemIdx is each URL's checkpoint index (-1 until it has one), and
+	// keptBytes adds up the slim outputs kept (maxResultBytes); both
+	// under mu.
+	itemIdx   []int
+	keptBytes int
 }
 
 // add appends URLs to the list. They are looked up among the earlier
@@ -84,6 +93,9 @@ func (u *urlPool) add(urls ...string) {
 	u.urls = append(u.urls, urls...)
 	u.outputs = append(u.outputs, make([]json.RawMessage, len(urls))...)
 	u.errs = append(u.errs, make([]*engine.Error, len(urls))...)
+	for range urls {
+		u.itemIdx = append(u.itemIdx, -1)
+	}
 }
 
 // restore takes the added URLs that an earlier attempt checkpointed from
@@ -112,7 +124,7 @@ func (u *urlPool) restored(i int, it engine.Item) {
 }
 
 func (u *urlPool) restoredLocked(i int, it engine.Item) {
-	u.outputs[i], u.errs[i] = it.Output, itemError(it)
+	u.outputs[i], u.errs[i], u.itemIdx[i] = u.kept(it.Output), itemError(it), it.Index
 	u.nextIndex = max(u.nextIndex, it.Index+1)
 	u.done++
 	if u.errs[i] != nil {
@@ -269,7 +281,7 @@ func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) 
 		it.Index = max(u.nextIndex, u.done)
 		u.nextIndex = it.Index + 1
 	}
-	u.outputs[i], u.errs[i] = raw, done.failure
+	u.outputs[i], u.errs[i], u.itemIdx[i] = u.kept(raw), done.failure, it.Index
 	u.done++
 	if done.failure != nil {
 		u.failed++
@@ -277,6 +289,19 @@ func (u *urlPool) record(ctx context.Context, i int, url string, done pageDone) 
 	p := u.progressLocked()
 	u.mu.Unlock()
 	return u.env.Checkpoint(ctx, it, p)
+}
+
+// kept is what outputs holds of a checkpointed output (u.mu held).
+func (u *urlPool) kept(raw json.RawMessage) json.RawMessage {
+	if !u.slim {
+		return raw
+	}
+	out := slimOutput(raw)
+	if u.keptBytes+len(out) > maxResultBytes {
+		out = withoutFields(out)
+	}
+	u.keptBytes += len(out)
+	return out
 }
 
 func (u *urlPool) progress() engine.Progress {

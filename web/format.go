@@ -188,3 +188,14 @@ func errorView(e *engine.Error) *ErrorView {
 	}
 	return v
 }
+
+// maxShownResult bounds the result a run page shows: a longer one is cut
+// to a prefix of whole items as MCP answers are (engine.InlineResult,
+// naming the artifact that holds everything).
+const maxShownResult = 256 << 10
+
+// shownResult is the part of a run's result its page shows.
+func shownResult(raw []byte) []byte {
+	out, _ := engine.InlineResult(raw, maxShownResult)
+	return out
+}

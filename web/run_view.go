@@ -34,7 +34,7 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		Terminal: run.Status.Terminal(), Session: run.SessionID, OwnsSession: run.OwnsSession, Mode: string(run.Mode),
 		Created: clock(&run.CreatedAt), Started: clock(run.StartedAt), Finished: clock(run.FinishedAt),
 		Queued:   span(time.Duration(run.Metrics.QueuedMs) * time.Millisecond),
-		Progress: progressView(run.Progress), Error: errorView(run.Error), Result: pretty(run.Result),
+		Progress: progressView(run.Progress), Error: errorView(run.Error), Result: pretty(shownResult(run.Result)),
 		SelfURL: "/runs/" + url.PathEscape(run.RunID), CancelURL: "/runs/" + url.PathEscape(run.RunID) + "/cancel",
 		ConfirmCancelURL: "/runs/" + url.PathEscape(run.RunID) + "/cancel",
 		AnswerURL:        "/runs/" + url.PathEscape(run.RunID) + "/answer",
@@ -68,11 +68,11 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 	v.Inputs = maskInputs(run.Inputs, schema)
 	for i, it := range items {
 		if i == maxItemRows {
-			v.ItemsMore = len(items) - maxItemRows
 			break
 		}
 		v.Items = append(v.Items, itemRow(it))
 	}
+	v.ItemsMore = max(detail.ItemsTotal, len(items)) - len(v.Items)
 	v.Artifacts = d.artifactViews(r, run.ArtifactIDs, v.Items)
 	for _, it := range v.Items {
 		v.ItemArtifacts = v.ItemArtifacts || it.ArtifactURL != ""

@@ -50,6 +50,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Events", testEvents},
 		{"Sessions", testSessions},
 		{"Inputs", testInputs},
+		{"Stream", testStream},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newHarness) })
