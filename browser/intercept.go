@@ -43,13 +43,17 @@ func (s *Session) watchTab(t *tab) error {
 		func(e *proto.FetchRequestPaused) {
 			t.paused.Add(1)
 			t.verdicts.start()
-			go s.decide(s.tabTarget(t), t, e)
+			tt := s.tabTarget(t)
+			s.goTab(t, "browser.decide", func() { s.decide(tt, t, e) })
 		},
-		func(e *proto.PageJavascriptDialogOpening) { go s.answerDialog(s.tabTarget(t), t, e) },
-		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
+		func(e *proto.PageJavascriptDialogOpening) {
+			tt := s.tabTarget(t)
+			s.goTab(t, "browser.answerDialog", func() { s.answerDialog(tt, t, e) })
+		},
+		func(e *proto.TargetAttachedToTarget) { s.goTab(t, "browser.adopt", func() { s.adopt(t, children, e) }) },
 		func(e *proto.TargetDetachedFromTarget) { children.end(e.SessionID) },
 	)
-	go wait()
+	s.goTab(t, "browser.tabEvents", wait)
 	// After EachEvent, not before: rod enables the domain of every event
 	// it is given a callback for unless it saw that domain enabled, and
 	// Fetch.enable without patterns pauses every request of the tab. With
@@ -134,6 +138,15 @@ func (c cdpTarget) with(ctx context.Context) cdpTarget { c.ctx = ctx; return c }
 // tabTarget is the raw handle of a tab's own session.
 func (s *Session) tabTarget(t *tab) cdpTarget {
 	return cdpTarget{b: s.b, id: t.page.SessionID, ctx: t.crash}
+}
+
+// goTab starts fn for tab t through engine.Go: a panic fails the tab's
+// current page with EXECUTION_ERROR "internal error" (as recoverHandler
+// does for one inside fn), the stack in the log.
+func (s *Session) goTab(t *tab, site string, fn func()) {
+	engine.Go(t.crash, s.log, site, fn, func(p *engine.Panic) {
+		t.blocked.CompareAndSwap(nil, engine.InternalError(p))
+	})
 }
 
 // recoverHandler contains a panic in a browser event handler or CDP callback
@@ -221,7 +234,7 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 		return
 	}
 	grand := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
-	go s.childEvents(t, child, grand, msgs)
+	s.goTab(t, "browser.childEvents", func() { s.childEvents(t, child, grand, msgs) })
 	cp, done = bounded()
 	defer done()
 	_ = proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}.Call(cp)
@@ -247,17 +260,17 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 			if msg.Load(ev) {
 				t.paused.Add(1)
 				t.verdicts.start()
-				go s.decide(child, t, ev)
+				s.goTab(t, "browser.decide", func() { s.decide(child, t, ev) })
 			}
 		case (&proto.PageJavascriptDialogOpening{}).ProtoEvent():
 			ev := &proto.PageJavascriptDialogOpening{}
 			if msg.Load(ev) {
-				go s.answerDialog(child, t, ev)
+				s.goTab(t, "browser.answerDialog", func() { s.answerDialog(child, t, ev) })
 			}
 		case (&proto.TargetAttachedToTarget{}).ProtoEvent():
 			ev := &proto.TargetAttachedToTarget{}
 			if msg.Load(ev) {
-				go s.adopt(t, grand, ev)
+				s.goTab(t, "browser.adopt", func() { s.adopt(t, grand, ev) })
 			}
 		case (&proto.TargetDetachedFromTarget{}).ProtoEvent():
 			var ev proto.TargetDetachedFromTarget
