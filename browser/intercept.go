@@ -43,8 +43,7 @@ func (s *Session) watchTab(t *tab) error {
 		func(e *proto.FetchRequestPaused) {
 			t.paused.Add(1)
 			t.verdicts.start()
-			tt := s.tabTarget(t)
-			s.goTab(t, "browser.decide", func() { s.decide(tt, t, e) })
+			s.goDecide(s.tabTarget(t), t, e)
 		},
 		func(e *proto.PageJavascriptDialogOpening) {
 			tt := s.tabTarget(t)
@@ -149,6 +148,20 @@ func (s *Session) goTab(t *tab, site string, fn func()) {
 	})
 }
 
+// goDecide starts decide for a paused request. decide contains its own
+// panics (recoverHandler); one before it runs (an injected fault) fails
+// the page the same way, settles the verdict and fails the request, so
+// the page does not wait for it.
+func (s *Session) goDecide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) {
+	engine.Go(t.crash, s.log, "browser.decide", func() { s.decide(target, t, e) }, func(p *engine.Panic) {
+		t.blocked.CompareAndSwap(nil, engine.InternalError(p))
+		t.verdicts.done()
+		c, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonFailed}.Call(target.with(c))
+	})
+}
+
 // recoverHandler contains a panic in a browser event handler or CDP callback
 // of tab t: the stack goes to the log (stderr) and the tab's current page
 // fails with EXECUTION_ERROR "internal error" instead of the process dying.
@@ -159,8 +172,7 @@ func (s *Session) recoverHandler(t *tab, what string) {
 		return
 	}
 	s.log.Error("internal error in a browser event handler", "handler", what, "panic", p, "stack", string(debug.Stack()))
-	t.blocked.CompareAndSwap(nil, engine.Errorf(engine.ExecutionError,
-		"internal error while handling browser event %s: %v; the page was abandoned (please report this)", what, p))
+	t.blocked.CompareAndSwap(nil, engine.InternalError(&engine.Panic{Site: "browser event " + what, Value: p}))
 }
 
 // adopt intercepts the requests of an auto-attached child target (an
@@ -260,7 +272,7 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 			if msg.Load(ev) {
 				t.paused.Add(1)
 				t.verdicts.start()
-				s.goTab(t, "browser.decide", func() { s.decide(child, t, ev) })
+				s.goDecide(child, t, ev)
 			}
 		case (&proto.PageJavascriptDialogOpening{}).ProtoEvent():
 			ev := &proto.PageJavascriptDialogOpening{}

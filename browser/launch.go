@@ -101,7 +101,7 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 	}
 	p := &process{cmd: cmd, dir: dir, exited: make(chan struct{})}
 	started := make(chan error, 1)
-	engine.Go(context.Background(), log, "browser.process", func() {
+	engine.Go(ctx, log, "browser.process", func() {
 		// The parent-death signal fires when the OS *thread* that started
 		// the child exits, not the process. Pin this goroutine to its thread
 		// for the browser's whole life so the runtime never retires it.
@@ -124,7 +124,7 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	urls := make(chan string, 1)
-	engine.Go(context.Background(), log, "browser.scanStderr", func() { scanStderr(stderr, urls, log) }, nil)
+	engine.Go(ctx, log, "browser.scanStderr", func() { scanStderr(stderr, urls, log) }, nil)
 	timer := time.NewTimer(launchTimeout)
 	defer timer.Stop()
 	select {

@@ -117,6 +117,13 @@ func Guard(ctx context.Context, log *slog.Logger, site string, fn func()) (rec *
 	return nil
 }
 
+// IsInternal reports whether e is InternalError's: a page's own failure
+// for the templates, which take any other EXECUTION_ERROR of a page's
+// navigation or extraction as the browser gone and stop the run.
+func IsInternal(e *Error) bool {
+	return e != nil && e.Code == ExecutionError && e.Details["reason"] == "internal error"
+}
+
 // InternalError is the EXECUTION_ERROR a recovered panic gives the page
 // or run it happened in: "internal error", where, and that the stack is
 // in the log; details.site names the site.

@@ -281,7 +281,7 @@ func (r *structuredRun) browse(ctx context.Context, tb *browser.Tab, url string)
 	doc, err := readOuterHTML(ctx, tb, url, r.in.PerPageTimeoutMs)
 	if err != nil {
 		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError && ctx.Err() == nil {
+		if e.Code == engine.ExecutionError && !engine.IsInternal(e) && ctx.Err() == nil {
 			return out, nil, e
 		}
 		out.Error = e

@@ -342,7 +342,7 @@ func loadPage(ctx context.Context, tb *browser.Tab, url, waitFor string, timeout
 	cancel()
 	if err != nil {
 		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError && ctx.Err() == nil {
+		if e.Code == engine.ExecutionError && !engine.IsInternal(e) && ctx.Err() == nil {
 			return loadedPage{nav: nav}, e
 		}
 		return loadedPage{nav: nav, failure: e}, nil
