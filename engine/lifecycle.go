@@ -35,10 +35,16 @@ func (e *Engine) Run(ctx context.Context) error {
 	// run) or every PollInterval (runs submitted by peers).
 	loops.Go(func() error { e.every(lctx, "engine.claim", e.cfg.PollInterval, e.wake, e.claimOnce); return nil })
 	// Heartbeats extend leases and notice remote cancels.
-	loops.Go(func() error { e.every(lctx, "engine.heartbeat", e.cfg.HeartbeatInterval, nil, e.heartbeatOnce); return nil })
+	loops.Go(func() error {
+		e.every(lctx, "engine.heartbeat", e.cfg.HeartbeatInterval, nil, e.heartbeatOnce)
+		return nil
+	})
 	loops.Go(func() error { e.every(lctx, "engine.recovery", e.cfg.RecoveryInterval, nil, e.recoverOnce); return nil })
 	loops.Go(func() error { e.every(lctx, "engine.janitor", e.cfg.JanitorInterval, nil, e.janitorOnce); return nil })
-	loops.Go(func() error { e.every(lctx, "engine.sessionSweep", e.sessionSweepInterval(), nil, e.sweepSessions); return nil })
+	loops.Go(func() error {
+		e.every(lctx, "engine.sessionSweep", e.sessionSweepInterval(), nil, e.sweepSessions)
+		return nil
+	})
 	e.kick()
 	<-ctx.Done()
 	_ = loops.Wait()
