@@ -53,15 +53,15 @@ func (e *Engine) start(loop context.Context, r *Run) {
 	e.mu.Unlock()
 	e.runsWG.Add(1)
 	ended := func() {
-		cancel(nil)
 		e.mu.Lock()
 		if e.active[r.RunID] == a {
 			delete(e.active, r.RunID)
 		}
 		e.mu.Unlock()
-		e.runsWG.Done()
 		e.notify()
 		e.kick()
+		cancel(nil)
+		e.runsWG.Done()
 	}
 	Go(ctx, e.log, "engine.run", func() {
 		e.executeGuarded(ctx, r, cancel)
