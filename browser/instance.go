@@ -13,6 +13,8 @@ import (
 	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // instance is one browser the Manager drives: a Chromium it launches itself
@@ -172,7 +174,8 @@ func (in *instance) startLocked(ctx context.Context) error {
 // only honours the browser's own context).
 func connectBounded(ctx context.Context, b *rod.Browser) error {
 	done := make(chan error, 1)
-	go func() { done <- b.Connect() }()
+	engine.Go(ctx, nil, "browser.connect", func() { done <- b.Connect() },
+		func(p *engine.Panic) { done <- engine.InternalError(p) })
 	select {
 	case err := <-done:
 		return err

@@ -43,13 +43,16 @@ func (s *Session) watchTab(t *tab) error {
 		func(e *proto.FetchRequestPaused) {
 			t.paused.Add(1)
 			t.verdicts.start()
-			go s.decide(s.tabTarget(t), t, e)
+			s.goDecide(s.tabTarget(t), t, e)
 		},
-		func(e *proto.PageJavascriptDialogOpening) { go s.answerDialog(s.tabTarget(t), t, e) },
-		func(e *proto.TargetAttachedToTarget) { go s.adopt(t, children, e) },
+		func(e *proto.PageJavascriptDialogOpening) {
+			tt := s.tabTarget(t)
+			s.goTab(t, "browser.answerDialog", func() { s.answerDialog(tt, t, e) })
+		},
+		func(e *proto.TargetAttachedToTarget) { s.goTab(t, "browser.adopt", func() { s.adopt(t, children, e) }) },
 		func(e *proto.TargetDetachedFromTarget) { children.end(e.SessionID) },
 	)
-	go wait()
+	s.goTab(t, "browser.tabEvents", wait)
 	// After EachEvent, not before: rod enables the domain of every event
 	// it is given a callback for unless it saw that domain enabled, and
 	// Fetch.enable without patterns pauses every request of the tab. With
@@ -136,6 +139,29 @@ func (s *Session) tabTarget(t *tab) cdpTarget {
 	return cdpTarget{b: s.b, id: t.page.SessionID, ctx: t.crash}
 }
 
+// goTab starts fn for tab t through engine.Go: a panic fails the tab's
+// current page with EXECUTION_ERROR "internal error" (as recoverHandler
+// does for one inside fn), the stack in the log.
+func (s *Session) goTab(t *tab, site string, fn func()) {
+	engine.Go(t.crash, s.log, site, fn, func(p *engine.Panic) {
+		t.blocked.CompareAndSwap(nil, engine.InternalError(p))
+	})
+}
+
+// goDecide starts decide for a paused request. decide contains its own
+// panics (recoverHandler); one before it runs (an injected fault) fails
+// the page the same way, settles the verdict and fails the request, so
+// the page does not wait for it.
+func (s *Session) goDecide(target cdpTarget, t *tab, e *proto.FetchRequestPaused) {
+	engine.Go(t.crash, s.log, "browser.decide", func() { s.decide(target, t, e) }, func(p *engine.Panic) {
+		t.blocked.CompareAndSwap(nil, engine.InternalError(p))
+		t.verdicts.done()
+		c, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		_ = proto.FetchFailRequest{RequestID: e.RequestID, ErrorReason: proto.NetworkErrorReasonFailed}.Call(target.with(c))
+	})
+}
+
 // recoverHandler contains a panic in a browser event handler or CDP callback
 // of tab t: the stack goes to the log (stderr) and the tab's current page
 // fails with EXECUTION_ERROR "internal error" instead of the process dying.
@@ -146,8 +172,7 @@ func (s *Session) recoverHandler(t *tab, what string) {
 		return
 	}
 	s.log.Error("internal error in a browser event handler", "handler", what, "panic", p, "stack", string(debug.Stack()))
-	t.blocked.CompareAndSwap(nil, engine.Errorf(engine.ExecutionError,
-		"internal error while handling browser event %s: %v; the page was abandoned (please report this)", what, p))
+	t.blocked.CompareAndSwap(nil, engine.InternalError(&engine.Panic{Site: "browser event " + what, Value: p}))
 }
 
 // adopt intercepts the requests of an auto-attached child target (an
@@ -221,7 +246,7 @@ func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttached
 		return
 	}
 	grand := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
-	go s.childEvents(t, child, grand, msgs)
+	s.goTab(t, "browser.childEvents", func() { s.childEvents(t, child, grand, msgs) })
 	cp, done = bounded()
 	defer done()
 	_ = proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}.Call(cp)
@@ -247,17 +272,17 @@ func (s *Session) childEvents(t *tab, child cdpTarget, grand *childSessions, msg
 			if msg.Load(ev) {
 				t.paused.Add(1)
 				t.verdicts.start()
-				go s.decide(child, t, ev)
+				s.goDecide(child, t, ev)
 			}
 		case (&proto.PageJavascriptDialogOpening{}).ProtoEvent():
 			ev := &proto.PageJavascriptDialogOpening{}
 			if msg.Load(ev) {
-				go s.answerDialog(child, t, ev)
+				s.goTab(t, "browser.answerDialog", func() { s.answerDialog(child, t, ev) })
 			}
 		case (&proto.TargetAttachedToTarget{}).ProtoEvent():
 			ev := &proto.TargetAttachedToTarget{}
 			if msg.Load(ev) {
-				go s.adopt(t, grand, ev)
+				s.goTab(t, "browser.adopt", func() { s.adopt(t, grand, ev) })
 			}
 		case (&proto.TargetDetachedFromTarget{}).ProtoEvent():
 			var ev proto.TargetDetachedFromTarget

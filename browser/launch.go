@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/launcher"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // userDataPrefix starts the name of every temporary profile directory, so a
@@ -99,7 +101,7 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 	}
 	p := &process{cmd: cmd, dir: dir, exited: make(chan struct{})}
 	started := make(chan error, 1)
-	go func() {
+	engine.Go(ctx, log, "browser.process", func() {
 		// The parent-death signal fires when the OS *thread* that started
 		// the child exits, not the process. Pin this goroutine to its thread
 		// for the browser's whole life so the runtime never retires it.
@@ -111,13 +113,18 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 		started <- nil
 		_ = cmd.Wait()
 		close(p.exited)
-	}()
+	}, func(rec *engine.Panic) {
+		select {
+		case started <- rec: // the launch fails instead of waiting forever
+		default:
+		}
+	})
 	if err := <-started; err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	urls := make(chan string, 1)
-	go scanStderr(stderr, urls, log)
+	engine.Go(ctx, log, "browser.scanStderr", func() { scanStderr(stderr, urls, log) }, nil)
 	timer := time.NewTimer(launchTimeout)
 	defer timer.Stop()
 	select {

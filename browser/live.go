@@ -299,14 +299,14 @@ func (lt *liveTab) startCast(ctx context.Context, width, height int) error {
 	wait := p.EachEvent(func(ev *proto.PageScreencastFrame) {
 		// Acknowledge off the event loop: a CDP call made from an event
 		// handler would wait on the loop that delivers its answer.
-		go func() {
+		engine.Go(ctx, nil, "browser.live.ack", func() {
 			c, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
 			_ = proto.PageScreencastFrameAck{SessionID: ev.SessionID}.Call(lt.t.page.Context(c))
-		}()
+		}, nil)
 		lt.frame(ev)
 	})
-	go wait()
+	engine.Go(ctx, nil, "browser.live.frames", wait, nil)
 	q := liveQuality
 	c, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

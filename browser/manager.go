@@ -206,7 +206,7 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 	defer m.mu.Unlock()
 	if other, ok := m.sessions[sessionID]; ok || m.closed {
 		// Lost a race with a concurrent first use (or with Close).
-		go s.close(context.Background())
+		engine.Go(ctx, m.log, "browser.Session.close", func() { _ = s.close(context.Background()) }, nil)
 		if ok {
 			return other, nil
 		}

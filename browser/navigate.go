@@ -470,7 +470,7 @@ func (d *docLog) verdict(ours, cur proto.NetworkLoaderID) (stale, known bool) {
 // in t.docs until its renderer crashes or it is closed.
 func (s *Session) watchDocs(t *tab) {
 	main := t.page.FrameID
-	go t.page.Context(t.crash).EachEvent(
+	wait := t.page.Context(t.crash).EachEvent(
 		func(e *proto.PageFrameNavigated) {
 			if e.Frame != nil && e.Frame.ParentID == "" {
 				t.docs.add(e.Frame.LoaderID)
@@ -481,5 +481,6 @@ func (s *Session) watchDocs(t *tab) {
 				t.docs.add("")
 			}
 		},
-	)()
+	)
+	s.goTab(t, "browser.watchDocs", wait)
 }

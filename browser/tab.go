@@ -155,10 +155,10 @@ func (tb *Tab) Release(reusable bool) {
 			tb.s.policy.m.live.close(tb.live)
 		}
 		stopped := tb.stop()
-		go func() {
-			defer func() { <-tb.s.slots }()
+		engine.Go(tb.t.crash, tb.s.log, "browser.Tab.release", func() {
 			tb.s.putTab(tb.t, reusable && stopped)
-		}()
+			<-tb.s.slots
+		}, func(*engine.Panic) { <-tb.s.slots })
 	})
 }
 
@@ -204,7 +204,7 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 		return nil, s.mapErr(ctx, nil, err, "attach to a tab")
 	}
 	t := &tab{page: p}
-	t.crash, t.markCrashed = context.WithCancel(context.Background())
+	t.crash, t.markCrashed = context.WithCancel(engine.CarryFaults(context.Background(), ctx))
 	if err := s.watchTab(t); err != nil {
 		t.markCrashed()
 		_, _ = proto.TargetCloseTarget{TargetID: target.TargetID}.Call(s.b)

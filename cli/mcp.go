@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/httpguard"
 	"golang.org/x/sync/errgroup"
 )
@@ -62,10 +63,10 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 			// The client is gone: nobody waits for this process.
 			a.log.Info("stdin closed: handing the runs back and exiting")
 			a.engine.HandOff()
-			go func() {
+			engine.Go(gctx, a.log, "cli.mcp.hurry", func() {
 				<-signals.Done()
 				a.engine.Hurry()
-			}()
+			}, nil)
 		}
 		cancel()
 		if err != nil && gctx.Err() == nil && !errors.Is(err, io.EOF) {

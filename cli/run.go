@@ -82,7 +82,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	ectx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
 	engineDone := make(chan error, 1)
-	go func() { engineDone <- a.engine.Run(ectx) }()
+	engine.Go(ectx, a.log, "cli.run.engine", func() { engineDone <- a.engine.Run(ectx) },
+		func(p *engine.Panic) { engineDone <- p })
 	defer func() { stopEngine(); <-engineDone }()
 
 	bar := newProgressPrinter(stderr, isTerminal(stderr))

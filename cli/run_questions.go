@@ -56,7 +56,7 @@ func newRunQuestions(ctx context.Context, q *runQuestions) *runQuestions {
 	q.done = make(chan struct{})
 	ctx, q.stop = context.WithCancel(ctx)
 	q.ctx = ctx
-	go func() {
+	engine.Go(ctx, nil, "cli.runQuestions", func() {
 		defer close(q.done)
 		t := time.NewTicker(questionPoll)
 		defer t.Stop()
@@ -76,7 +76,13 @@ func newRunQuestions(ctx context.Context, q *runQuestions) *runQuestions {
 				q.hintAll(ctx)
 			}
 		}
-	}()
+	}, func(*engine.Panic) {
+		select {
+		case <-q.done: // closed by the deferred close
+		default:
+			close(q.done)
+		}
+	})
 	return q
 }
 

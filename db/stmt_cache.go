@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"sync"
 	"time"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // maxCachedStmts bounds one pool's statement cache; queries past it keep
@@ -50,14 +52,21 @@ func (c *stmtCache) get(query string) *sql.Stmt {
 	}
 	c.pending[query] = true
 	c.prepared.Add(1)
-	go c.prepare(query)
+	engine.Go(context.Background(), nil, "db.stmtCache.prepare", func() {
+		c.prepare(query)
+		c.prepared.Done()
+	}, func(*engine.Panic) {
+		c.mu.Lock()
+		delete(c.pending, query)
+		c.mu.Unlock()
+		c.prepared.Done()
+	})
 	return nil
 }
 
 // prepare prepares query on the pool (waiting for a free connection) and
 // caches it.
 func (c *stmtCache) prepare(query string) {
-	defer c.prepared.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, err := c.db.PrepareContext(ctx, query)

@@ -64,10 +64,10 @@ func (p URLPolicy) LookupHostContext(ctx context.Context, host string) ([]netip.
 		err   error
 	}
 	ch := make(chan answer, 1)
-	go func() {
+	Go(ctx, nil, "engine.lookupHost", func() {
 		a, err := p.LookupHost(host)
 		ch <- answer{a, err}
-	}()
+	}, func(rec *Panic) { ch <- answer{nil, InternalError(rec)} })
 	select {
 	case a := <-ch:
 		return a.addrs, a.err

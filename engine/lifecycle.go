@@ -33,12 +33,18 @@ func (e *Engine) Run(ctx context.Context) error {
 	loops, lctx := errgroup.WithContext(ctx)
 	// The scheduler claims when kicked (a local submission or a finished
 	// run) or every PollInterval (runs submitted by peers).
-	loops.Go(func() error { e.every(lctx, e.cfg.PollInterval, e.wake, e.claimOnce); return nil })
+	loops.Go(func() error { e.every(lctx, "engine.claim", e.cfg.PollInterval, e.wake, e.claimOnce); return nil })
 	// Heartbeats extend leases and notice remote cancels.
-	loops.Go(func() error { e.every(lctx, e.cfg.HeartbeatInterval, nil, e.heartbeatOnce); return nil })
-	loops.Go(func() error { e.every(lctx, e.cfg.RecoveryInterval, nil, e.recoverOnce); return nil })
-	loops.Go(func() error { e.every(lctx, e.cfg.JanitorInterval, nil, e.janitorOnce); return nil })
-	loops.Go(func() error { e.every(lctx, e.sessionSweepInterval(), nil, e.sweepSessions); return nil })
+	loops.Go(func() error {
+		e.every(lctx, "engine.heartbeat", e.cfg.HeartbeatInterval, nil, e.heartbeatOnce)
+		return nil
+	})
+	loops.Go(func() error { e.every(lctx, "engine.recovery", e.cfg.RecoveryInterval, nil, e.recoverOnce); return nil })
+	loops.Go(func() error { e.every(lctx, "engine.janitor", e.cfg.JanitorInterval, nil, e.janitorOnce); return nil })
+	loops.Go(func() error {
+		e.every(lctx, "engine.sessionSweep", e.sessionSweepInterval(), nil, e.sweepSessions)
+		return nil
+	})
 	e.kick()
 	<-ctx.Done()
 	_ = loops.Wait()
@@ -58,7 +64,7 @@ func (e *Engine) shutdown() {
 		e.log.Info("shutting down: waiting for running runs", "runs", n, "grace", graceDur, "handoff", e.handoff.Load())
 	}
 	done := make(chan struct{})
-	go func() { e.runsWG.Wait(); close(done) }()
+	Go(context.Background(), e.log, "engine.shutdown.wait", func() { e.runsWG.Wait(); close(done) }, nil)
 	// Keep leases alive during the grace period.
 	hb := time.NewTicker(e.cfg.HeartbeatInterval)
 	defer hb.Stop()
@@ -103,8 +109,9 @@ wait:
 }
 
 // every calls f every d, and at once on each signal of wake (nil: none),
-// until ctx ends.
-func (e *Engine) every(ctx context.Context, d time.Duration, wake <-chan struct{}, f func(context.Context)) {
+// until ctx ends. Each call is guarded (Guard, named site): a panic in one
+// is logged and the loop goes on.
+func (e *Engine) every(ctx context.Context, site string, d time.Duration, wake <-chan struct{}, f func(context.Context)) {
 	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
@@ -114,6 +121,6 @@ func (e *Engine) every(ctx context.Context, d time.Duration, wake <-chan struct{
 		case <-wake:
 		case <-t.C:
 		}
-		f(ctx)
+		Guard(ctx, e.log, site, func() { f(ctx) })
 	}
 }

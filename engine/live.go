@@ -274,12 +274,17 @@ func (e *Engine) TakeOver(ctx context.Context, runID string, hold func() (releas
 	msg := "A person took over the browser in the live view; the run goes on when they press Done."
 	u := LiveURL(e.liveBaseURL(), runID)
 	asked := make(chan error, 1)
-	go func() {
+	Go(a.ctx, e.log, "engine.takeover.ask", func() {
 		release := hold()
 		defer release()
 		q := InputRequest{RequestID: requestID, Kind: InputTakeover, Message: msg, Request: takeoverRequest(requestID, msg, u)}
 		_, _ = a.env.ask(a.ctx, q, func(err error) { asked <- err })
-	}()
+	}, func(p *Panic) {
+		select {
+		case asked <- InternalError(p):
+		default: // ask already answered
+		}
+	})
 	select {
 	case err := <-asked:
 		if err != nil {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"runtime/debug"
 )
 
 // claimOnce claims as many runs as the global limit and the local free slots
@@ -30,16 +29,18 @@ func (e *Engine) claimOnce(ctx context.Context) {
 		return
 	}
 	for _, r := range runs {
-		e.start(r)
+		e.start(ctx, r)
 	}
 	if len(runs) > 0 {
 		e.notify()
 	}
 }
 
-// start registers r as active and executes it in its own goroutine.
-func (e *Engine) start(r *Run) {
-	ctx, cancel := context.WithCancelCause(context.Background())
+// start registers r as active and executes it in its own goroutine. The
+// run's context has nothing of the claim loop's but its WithFaults (for
+// tests): a run ends by its own cancel.
+func (e *Engine) start(loop context.Context, r *Run) {
+	ctx, cancel := context.WithCancelCause(CarryFaults(context.Background(), loop))
 	a := &activeRun{run: r, cancel: cancel}
 	e.mu.Lock()
 	if old := e.active[r.RunID]; old != nil {
@@ -51,10 +52,7 @@ func (e *Engine) start(r *Run) {
 	e.active[r.RunID] = a
 	e.mu.Unlock()
 	e.runsWG.Add(1)
-	go func() {
-		defer e.runsWG.Done()
-		defer cancel(nil)
-		e.executeGuarded(ctx, r, cancel)
+	ended := func() {
 		e.mu.Lock()
 		if e.active[r.RunID] == a {
 			delete(e.active, r.RunID)
@@ -62,7 +60,16 @@ func (e *Engine) start(r *Run) {
 		e.mu.Unlock()
 		e.notify()
 		e.kick()
-	}()
+		cancel(nil)
+		e.runsWG.Done()
+	}
+	Go(ctx, e.log, "engine.run", func() {
+		e.executeGuarded(ctx, r, cancel)
+		ended()
+	}, func(p *Panic) {
+		e.finish(r, StatusFailed, nil, InternalError(p))
+		ended()
+	})
 }
 
 // Running returns the ids of the runs this process is executing.
@@ -93,11 +100,7 @@ func (e *Engine) interrupt(runID string, cause error) bool {
 // fails the run with EXECUTION_ERROR "internal error" and logs the stack,
 // instead of ending the process and every other run with it.
 func (e *Engine) executeGuarded(ctx context.Context, r *Run, stop context.CancelCauseFunc) {
-	defer func() {
-		if p := recover(); p != nil {
-			e.log.Error("internal error while executing a run", "runId", r.RunID, "panic", p, "stack", string(debug.Stack()))
-			e.finish(r, StatusFailed, nil, Errorf(ExecutionError, "internal error while executing the run: %v", p))
-		}
-	}()
-	e.execute(ctx, r, stop)
+	if p := Guard(ctx, e.log.With("runId", r.RunID), "engine.execute", func() { e.execute(ctx, r, stop) }); p != nil {
+		e.finish(r, StatusFailed, nil, InternalError(p))
+	}
 }

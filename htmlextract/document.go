@@ -53,7 +53,9 @@ type Document struct {
 
 // Parse parses an HTML page whose final URL (after redirects) is pageURL.
 // The body must already be decoded to UTF-8 (httpfetch does that). An
-// error comes only from reading r; any markup parses.
+// error comes from reading r or from markup nested deeper than MaxDepth
+// (a *DepthError): the parser refuses such a page whole, and the
+// Document is then nil.
 func Parse(r io.Reader, pageURL string) (*Document, error) {
 	src, err := io.ReadAll(r)
 	if err != nil {
@@ -62,7 +64,7 @@ func Parse(r io.Reader, pageURL string) (*Document, error) {
 	fixed, crMarked := markPreCR(lowerDoctypeName(src))
 	root, err := html.ParseWithOptions(bytes.NewReader(fixed), html.ParseOptionEnableScripting(true))
 	if err != nil {
-		return nil, err
+		return nil, ParseError(err)
 	}
 	if crMarked {
 		restorePreCR(root)
@@ -83,10 +85,11 @@ func Parse(r io.Reader, pageURL string) (*Document, error) {
 	return d, nil
 }
 
-// ParseString parses an HTML page held in a string (see Parse).
-func ParseString(body, pageURL string) *Document {
-	d, _ := Parse(strings.NewReader(body), pageURL)
-	return d
+// ParseString parses an HTML page held in a string (see Parse). The
+// error is Parse's: a *DepthError for markup nested deeper than MaxDepth,
+// with a nil Document.
+func ParseString(body, pageURL string) (*Document, error) {
+	return Parse(strings.NewReader(body), pageURL)
 }
 
 // URL returns the document's URL as a browser's location.href would show

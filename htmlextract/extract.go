@@ -89,9 +89,13 @@ const maxLinkText = 200
 const maxMetaKeys = 200
 
 // Extract parses body (UTF-8 HTML) as the page at pageURL and extracts
-// what o asks for.
-func Extract(body, pageURL string, o Options) *Result {
-	return NewExtractor(o).Extract(ParseString(body, pageURL))
+// what o asks for. The error is ParseString's (a *DepthError).
+func Extract(body, pageURL string, o Options) (*Result, error) {
+	d, err := ParseString(body, pageURL)
+	if err != nil {
+		return nil, err
+	}
+	return NewExtractor(o).Extract(d), nil
 }
 
 // Extract extracts what o asks for from the document (NewExtractor(o),

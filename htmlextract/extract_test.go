@@ -29,7 +29,7 @@ const page = `<!doctype html><html lang="de"><head><title>  A
 </body></html>`
 
 func TestFields(t *testing.T) {
-	r := Extract(page, "http://example.com/start/page.html#top", Options{Fields: map[string]Field{
+	r := extracted(t, page, "http://example.com/start/page.html#top", Options{Fields: map[string]Field{
 		"h":        {Selector: "#h"},
 		"items":    {Selector: ".i", All: true},
 		"ns":       {Selector: ".i", Attr: "data-n", All: true},
@@ -82,7 +82,7 @@ func TestFields(t *testing.T) {
 }
 
 func TestLinksAndMeta(t *testing.T) {
-	r := Extract(page, "http://example.com/start/page.html", Options{Links: true, Meta: true, MaxLinks: 10})
+	r := extracted(t, page, "http://example.com/start/page.html", Options{Links: true, Meta: true, MaxLinks: 10})
 	want := []Link{
 		{Href: "http://example.com/docs/x.html?q=a%20b", Text: "X"},
 		{Href: "http://example.com/docs/#f", Text: ""},
@@ -97,7 +97,7 @@ func TestLinksAndMeta(t *testing.T) {
 	if !reflect.DeepEqual(r.Meta, wantMeta) {
 		t.Fatalf("meta = %v", r.Meta)
 	}
-	if l := Extract(page, "http://example.com/", Options{Links: true, MaxLinks: 1}).Links; len(l) != 1 {
+	if l := extracted(t, page, "http://example.com/", Options{Links: true, MaxLinks: 1}).Links; len(l) != 1 {
 		t.Fatalf("MaxLinks 1 gave %d links", len(l))
 	}
 }
@@ -110,7 +110,7 @@ func TestMetaCap(t *testing.T) {
 		fmt.Fprintf(&b, `<meta name="k%d" content="v">`, i)
 	}
 	b.WriteString(`<meta name="k0" content="late">`)
-	m := ParseString(b.String(), "http://x/").Meta()
+	m := parsed(t, b.String(), "http://x/").Meta()
 	if len(m) != 200 || m["k0"] != "v" || m["k199"] != "v" || m["k200"] != "" {
 		t.Fatalf("meta has %d keys, k0=%q k199=%q", len(m), m["k0"], m["k199"])
 	}
@@ -126,13 +126,13 @@ func TestTextCut(t *testing.T) {
 		cut  bool
 	}{{100, "ab😀cd", false}, {6, "ab😀cd", false}, {5, "ab😀c", true}, {4, "ab😀", true}, {3, "ab", true}, {2, "ab", true}}
 	for _, c := range cases {
-		got, cut := ParseString(body, "http://x/").Text(c.max)
+		got, cut := parsed(t, body, "http://x/").Text(c.max)
 		if got != c.want || cut != c.cut {
 			t.Errorf("Text(%d) = %q, %v; want %q, %v", c.max, got, cut, c.want, c.cut)
 		}
 	}
 	long := strings.Repeat("x", 199) + "😀 tail"
-	l := ParseString(`<a href="/l">`+long+`</a>`, "http://x/").Links(5)
+	l := parsed(t, `<a href="/l">`+long+`</a>`, "http://x/").Links(5)
 	if len(l) != 1 || l[0].Text != strings.Repeat("x", 199)+"\uFFFD" {
 		t.Fatalf("link text = %q", l[0].Text)
 	}
@@ -165,7 +165,7 @@ c</div>`, "a b\nc"},
 		{`<svg><title>t</title><text>drawn</text></svg>`, "drawn"},
 	}
 	for _, c := range cases {
-		got, _ := ParseString("<body>"+c.html, "http://x/").Text(1000)
+		got, _ := parsed(t, "<body>"+c.html, "http://x/").Text(1000)
 		if got != c.want {
 			t.Errorf("%s\n  got  %q\n  want %q", c.html, got, c.want)
 		}
@@ -176,11 +176,11 @@ c</div>`, "a b\nc"},
 // quirks mode, where a <table> would stay inside an open <p>.
 func TestQuirksDoctype(t *testing.T) {
 	doc := `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/loose.dtd"><p>text<table><tr><td>cell</td></tr></table></p>`
-	r := Extract(doc, "http://x/", Options{Fields: map[string]Field{"p": {Selector: "p", All: true}}})
+	r := extracted(t, doc, "http://x/", Options{Fields: map[string]Field{"p": {Selector: "p", All: true}}})
 	if !reflect.DeepEqual(r.Fields["p"], []any{"text", ""}) {
 		t.Fatalf("paragraphs = %q", r.Fields["p"])
 	}
-	pre := Extract("<pre>&#13;x\ny</pre>", "http://x/", Options{Fields: map[string]Field{"pre": {Selector: "pre", Attr: "html"}}})
+	pre := extracted(t, "<pre>&#13;x\ny</pre>", "http://x/", Options{Fields: map[string]Field{"pre": {Selector: "pre", Attr: "html"}}})
 	if pre.Fields["pre"] != "\rx\ny" {
 		t.Fatalf("pre = %q", pre.Fields["pre"])
 	}
@@ -219,7 +219,7 @@ func TestAppShell(t *testing.T) {
 		{`<noscript><img src="/pixel.gif"></noscript><p>An ordinary page with enough text to count.</p><script></script>`, nil, ""},
 	}
 	for _, c := range cases {
-		d := ParseString("<body>"+c.html, "http://x/")
+		d := parsed(t, "<body>"+c.html, "http://x/")
 		r := d.Extract(Options{Fields: c.fields})
 		if got := d.AppShell(r); got != c.want {
 			t.Errorf("%s: AppShell = %q, want %q", c.html, got, c.want)

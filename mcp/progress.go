@@ -51,7 +51,13 @@ func (s *Server) startProgress(ctx context.Context, req *sdk.CallToolRequest, fi
 		exit:   make(chan struct{}),
 	}
 	r.wake <- struct{}{}
-	go r.loop(ctx)
+	engine.Go(ctx, r.log, "mcp.progressRelay", func() { r.loop(ctx) }, func(*engine.Panic) {
+		select {
+		case <-r.exit: // loop's defer closed it
+		default:
+			close(r.exit)
+		}
+	})
 	return r
 }
 

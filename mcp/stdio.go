@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // MaxStdioLineBytes is the longest message accepted on stdio: one line of
@@ -56,7 +58,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		s.tasks.sessions.attach(ss, t.conn)
 	}
 	waitErr := make(chan error, 1)
-	go func() { waitErr <- ss.Wait() }()
+	engine.Go(ctx, nil, "mcp.stdio.wait", func() { waitErr <- ss.Wait() },
+		func(p *engine.Panic) { waitErr <- p })
 	select {
 	case <-ctx.Done():
 		// End the requests still waiting (tasks/result, sync calls) first:

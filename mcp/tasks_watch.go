@@ -51,13 +51,13 @@ func (h *sessionHub) state(ss *sdk.ServerSession) *sessionState {
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &sessionState{ctx: ctx, cancel: cancel}
 	h.m[ss] = st
-	go func() {
+	engine.Go(context.Background(), nil, "mcp.sessionHub.wait", func() {
 		_ = ss.Wait()
 		cancel()
 		h.mu.Lock()
 		delete(h.m, ss)
 		h.mu.Unlock()
-	}()
+	}, func(*engine.Panic) { cancel() })
 	return st
 }
 
@@ -113,7 +113,7 @@ func (s *Server) watchTask(ss *sdk.ServerSession, run *engine.Run, status string
 		return
 	}
 	w := &taskWatch{s: s, ss: ss, st: st, token: token, status: status}
-	go w.run(run.RunID)
+	engine.Go(st.ctx, s.log, "mcp.taskWatch", func() { w.run(run.RunID) }, nil)
 }
 
 // run follows the run until it is terminal or the session ends. The

@@ -130,7 +130,10 @@ func ogPage(t *testing.T) (*structured.Schema, *structured.Page, *structured.Res
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := structured.ParsePage(string(b), "https://audiohaus.example/products/x2")
+	page, err := structured.ParsePage(string(b), "https://audiohaus.example/products/x2")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s, page, s.Extract(page)
 }
 

@@ -122,7 +122,7 @@ func TestCoerceTypes(t *testing.T) {
 }
 
 func TestRelativeURLs(t *testing.T) {
-	page := ParsePage(`<html><head><base href="/shop/"></head></html>`, "https://x.example/a/b?q=1")
+	page := parsedPage(t, `<html><head><base href="/shop/"></head></html>`, "https://x.example/a/b?q=1")
 	got, err := coerce(&prop{name: "image", typ: "string"}, "img/1.png", page)
 	if err != nil || got != "https://x.example/shop/img/1.png" {
 		t.Errorf("image = %v, %v", got, err)

@@ -140,7 +140,7 @@ func TestProductFixtures(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := mustCompile(t, tc.schema)
-			res := s.Extract(ParsePage(fixture(t, tc.file), tc.url))
+			res := s.Extract(parsedPage(t, fixture(t, tc.file), tc.url))
 			if !reflect.DeepEqual(res.Object, tc.want) {
 				t.Errorf("object:\n got %#v\nwant %#v", res.Object, tc.want)
 			}
@@ -158,7 +158,7 @@ func TestProductFixtures(t *testing.T) {
 // message naming it, and lists it missing.
 func TestRequiredMissing(t *testing.T) {
 	s := mustCompile(t, productSchema)
-	res := s.Extract(ParsePage(fixture(t, "article_missing_price.html"), "https://blog.example/kettles"))
+	res := s.Extract(parsedPage(t, fixture(t, "article_missing_price.html"), "https://blog.example/kettles"))
 	if res.Valid() {
 		t.Fatalf("valid, want problems; object %#v", res.Object)
 	}
@@ -197,7 +197,7 @@ func TestNestedAndArrays(t *testing.T) {
 	    "seller": {"type": "object", "properties": {"name": {"type": "string"}}}
 	  }
 	}`)
-	res := s.Extract(ParsePage(fixture(t, "product_jsonld.html"), "https://shop.example.com/p/trail-runner-3"))
+	res := s.Extract(parsedPage(t, fixture(t, "product_jsonld.html"), "https://shop.example.com/p/trail-runner-3"))
 	want := map[string]any{
 		"title":  "Trail Runner 3",
 		"images": []any{"https://shop.example.com/img/tr3-front.jpg", "https://shop.example.com/img/tr3-side.jpg"},
@@ -234,7 +234,7 @@ func TestNestedAndArrays(t *testing.T) {
 // TestXTypeChoosesEntity: a root x-type makes another entity fill the
 // object; without it the best-scoring one (Product) wins.
 func TestXTypeChoosesEntity(t *testing.T) {
-	page := ParsePage(fixture(t, "product_jsonld.html"), "https://shop.example.com/p/trail-runner-3")
+	page := parsedPage(t, fixture(t, "product_jsonld.html"), "https://shop.example.com/p/trail-runner-3")
 	s := mustCompile(t, `{"type":"object","x-type":"Organization","properties":{"name":{"type":"string"},"logo":{"type":"string"}}}`)
 	res := s.Extract(page)
 	want := map[string]any{"name": "Peak Outfitters Inc.", "logo": "https://shop.example.com/logo.png"}
@@ -249,7 +249,7 @@ func TestXTypeChoosesEntity(t *testing.T) {
 // TestNavigationNotTheSubject: breadcrumb and list items never fill the
 // page's object unless x-type asks for them.
 func TestNavigationNotTheSubject(t *testing.T) {
-	page := ParsePage(`<title>Shoes</title><script type="application/ld+json">
+	page := parsedPage(t, `<title>Shoes</title><script type="application/ld+json">
 	  {"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Home","item":"/"}]}
 	</script>`, "https://shop.example/shoes")
 	res := mustCompile(t, `{"type":"object","properties":{"name":{"type":"string"}}}`).Extract(page)
@@ -266,7 +266,7 @@ func TestNavigationNotTheSubject(t *testing.T) {
 // subschema is passed over for the next source, and a note says why when
 // nothing else fits.
 func TestCandidateRejectedFallsThrough(t *testing.T) {
-	page := ParsePage(fixture(t, "product_jsonld.html"), "https://shop.example.com/p/x")
+	page := parsedPage(t, fixture(t, "product_jsonld.html"), "https://shop.example.com/p/x")
 	s := mustCompile(t, `{"type":"object","properties":{
 	  "price": {"type": "number", "maximum": 1000},
 	  "sku": {"type": "string", "pattern": "^[0-9]+$"}}}`)
@@ -287,7 +287,7 @@ func TestCandidateRejectedFallsThrough(t *testing.T) {
 // TestSelectorContainers: an object or array-of-objects property with an
 // x-selector scopes its properties' selectors to the matched elements.
 func TestSelectorContainers(t *testing.T) {
-	page := ParsePage(`<html><body>
+	page := parsedPage(t, `<html><body>
 	  <div class="buy"><span class="amt">€ 12,50</span><span class="cur">EUR</span></div>
 	  <ul><li class="r"><b>Ana</b><i>5</i></li><li class="r"><b>Bo</b><i>not rated</i></li></ul>
 	  <div class="desc"><p>Hello <em>world</em></p></div>
@@ -314,7 +314,7 @@ func TestSelectorContainers(t *testing.T) {
 
 // TestPageText: the model's view of a page is compact and skips scripts.
 func TestPageText(t *testing.T) {
-	page := ParsePage(`<html><head><title>T</title><style>.a{}</style></head><body>
+	page := parsedPage(t, `<html><head><title>T</title><style>.a{}</style></head><body>
 	  <h1>Big   Title</h1><script>var x = 1;</script>
 	  <p>First <b>bold</b> line.</p><div hidden>secret</div><img src="a.png" alt="A photo">
 	  <ul><li>one</li><li>two</li></ul></body></html>`, "")

@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/browsertask/browsertask/htmlextract"
 )
 
 // Page is one parsed page with the structured data it carries. Parse it
@@ -27,12 +29,15 @@ type Page struct {
 
 // ParsePage parses a page's HTML. finalURL (the URL after redirects) is
 // the base for relative links and the last resort for a "url" property;
-// it may be empty. Parsing never fails: broken markup parses as browsers
-// do, and unreadable JSON-LD blocks are skipped (see Notes).
-func ParsePage(src, finalURL string) *Page {
+// it may be empty. Broken markup parses as browsers do, and unreadable
+// JSON-LD blocks are skipped (see Notes); the one failure is markup
+// nested deeper than the parser reads (an *htmlextract.DepthError, with
+// a nil Page): an empty page in its place would read as a page without
+// data.
+func ParsePage(src, finalURL string) (*Page, error) {
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
-		doc = &html.Node{Type: html.DocumentNode}
+		return nil, htmlextract.ParseError(err)
 	}
 	p := &Page{doc: doc, meta: map[string][]string{}, jsonldIDs: map[string]map[string]any{}}
 	if u, err := url.Parse(strings.TrimSpace(finalURL)); err == nil && u.IsAbs() {
@@ -52,7 +57,7 @@ func ParsePage(src, finalURL string) *Page {
 	p.readJSONLD()
 	p.readMicrodata()
 	p.readRDFa()
-	return p
+	return p, nil
 }
 
 // Notes lists what could not be read from the page, such as a JSON-LD

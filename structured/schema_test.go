@@ -50,7 +50,7 @@ func TestRefsAndNullable(t *testing.T) {
 	  "price":{"$ref":"#/$defs/money"},
 	  "rating":{"type":["number","null"]},
 	  "currency":{"anyOf":[{"type":"null"},{"type":"string"}]}}}`)
-	res := s.Extract(ParsePage(fixture(t, "product_jsonld.html"), "https://shop.example.com/"))
+	res := s.Extract(parsedPage(t, fixture(t, "product_jsonld.html"), "https://shop.example.com/"))
 	want := map[string]any{"price": 1299.0, "rating": 4.6, "currency": "USD"}
 	if !reflect.DeepEqual(res.Object, want) {
 		t.Errorf("object = %#v, want %#v", res.Object, want)

@@ -108,7 +108,11 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *httpfe
 			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
 		return out, pg, nil
 	}
-	doc := htmlextract.ParseString(pg.Body, pg.URL)
+	doc, err := htmlextract.ParseString(pg.Body, pg.URL)
+	if err != nil {
+		out.Error = parseFailure(url, err, adviceBrowser)
+		return out, pg, nil
+	}
 	raw, err := json.Marshal(h.ex.Extract(doc))
 	if err == nil {
 		err = mergeExtracted(raw, out)

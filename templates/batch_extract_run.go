@@ -105,7 +105,7 @@ func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pag
 	}
 	if err != nil {
 		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError {
+		if e.Code == engine.ExecutionError && !engine.IsInternal(e) {
 			return nil, e
 		}
 		out.Error = e
@@ -138,7 +138,7 @@ func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pag
 			return out, nil
 		}
 		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError {
+		if e.Code == engine.ExecutionError && !engine.IsInternal(e) {
 			return nil, e
 		}
 		out.Error = e

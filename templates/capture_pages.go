@@ -60,7 +60,7 @@ func (c *capturePages) run(ctx context.Context, b *browser.Manager, env engine.E
 			// EXECUTION_ERROR (browser gone) is fatal, anything else is
 			// the page's failure.
 			e := engine.AsError(err)
-			if e.Code == engine.ExecutionError && ctx.Err() == nil {
+			if e.Code == engine.ExecutionError && !engine.IsInternal(e) && ctx.Err() == nil {
 				return pageDone{out: out}, e
 			}
 			out.Error = e

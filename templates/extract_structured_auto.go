@@ -77,13 +77,22 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	} else if done {
 		return out, nil
 	}
-	switch htmlextract.ParseString(pg.Body, pg.URL).AppShell(nil) {
+	doc, err := htmlextract.ParseString(pg.Body, pg.URL)
+	if err != nil {
+		// The browser's HTML would be as deep (parse_failure.go).
+		out.Error = parseFailure(url, err, adviceNone)
+		return out, nil
+	}
+	switch doc.AppShell(nil) {
 	case htmlextract.ShellNoscript:
 		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"noscript asks for JavaScript"))
 	case htmlextract.ShellNoText:
 		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"next to no text in the HTML"))
 	}
 	pp := a.r.parse(out, pg.Body)
+	if pp == nil {
+		return out, nil
+	}
 	check := len(pp.found.Sources) == 0
 	sample, reason := a.hosts.plan(ctx, h, check)
 	switch {

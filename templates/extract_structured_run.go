@@ -282,7 +282,7 @@ func (r *structuredRun) browse(ctx context.Context, tb *browser.Tab, url string)
 	doc, err := readOuterHTML(ctx, tb, url, r.in.PerPageTimeoutMs)
 	if err != nil {
 		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError && ctx.Err() == nil {
+		if e.Code == engine.ExecutionError && !engine.IsInternal(e) && ctx.Err() == nil {
 			return out, nil, e
 		}
 		out.Error = e
@@ -298,7 +298,11 @@ func (r *structuredRun) fetched(ctx context.Context, f *httpfetch.Fetcher, url s
 	if out.Error != nil || pg == nil {
 		return out
 	}
-	return r.complete(ctx, out, r.parse(out, pg.Body))
+	pp := r.parse(out, pg.Body)
+	if pp == nil {
+		return out
+	}
+	return r.complete(ctx, out, pp)
 }
 
 // fetch fetches one URL over HTTP: the item with the page's problem in
@@ -334,16 +338,27 @@ type parsedPage struct {
 }
 
 // parse reads the schema's properties from the page's HTML doc (no
-// model), and its links when the run collects them.
+// model), and its links when the run collects them. HTML our parser
+// refuses (parse_failure.go) gives nil, with the page's error in out.
 func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 	base := out.FinalURL
 	if base == "" {
 		base = out.URL
 	}
-	pp := &parsedPage{page: structured.ParsePage(doc, base)}
+	page, err := structured.ParsePage(doc, base)
+	if err != nil {
+		out.Error = parseFailure(out.URL, err, adviceNone)
+		return nil
+	}
+	pp := &parsedPage{page: page}
 	pp.found = r.schema.Extract(pp.page)
 	if r.links {
-		for _, l := range htmlextract.ParseString(doc, base).Links(maxLinksPerPage) {
+		d, err := htmlextract.ParseString(doc, base)
+		if err != nil {
+			out.Error = parseFailure(out.URL, err, adviceNone)
+			return nil
+		}
+		for _, l := range d.Links(maxLinksPerPage) {
 			pp.links = append(pp.links, pageLink{Href: l.Href, Text: l.Text})
 		}
 	}

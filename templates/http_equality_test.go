@@ -149,7 +149,11 @@ func TestHTTPExtractionEqualsBrowser(t *testing.T) {
 			t.Errorf("%s: fetch: %v", bp.URL, err)
 			continue
 		}
-		res := htmlextract.Extract(pg.Body, pg.URL, opts)
+		res, err := htmlextract.Extract(pg.Body, pg.URL, opts)
+		if err != nil {
+			t.Errorf("%s: extract: %v", bp.URL, err)
+			continue
+		}
 		checkKnown(t, bp)
 		for _, d := range comparePage(bp, pg, res) {
 			mismatches++

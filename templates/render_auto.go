@@ -233,7 +233,13 @@ func (a *autoRender) page(ctx context.Context, url string) (*pageOut, error) {
 	}
 	if r, done := a.fetched(h, pg, out.Error); r != "" {
 		return a.viaBrowser(ctx, url, r)
-	} else if done || doc == nil {
+	} else if done {
+		return out, nil
+	} else if doc == nil {
+		if tooDeep(out.Error) {
+			// Only our parser has the limit (parse_failure.go).
+			return a.viaBrowser(ctx, url, reasonTooDeep)
+		}
 		return out, nil
 	}
 	// The markup's own signs first (without the fields), then the fields.

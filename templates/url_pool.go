@@ -187,15 +187,23 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 		once     sync.Once
 		firstErr error
 	)
+	fail := func(err error) {
+		once.Do(func() { firstErr = err })
+		cancel(err)
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		// wg.Done is not deferred: after a panic onPanic records the
+		// run's error first, then lets run return it.
+		engine.Go(wctx, u.env.Logger(), "templates.urlPool.worker", func() {
 			if err := u.worker(wctx, next); err != nil {
-				once.Do(func() { firstErr = err })
-				cancel(err)
+				fail(err)
 			}
-		}()
+			wg.Done()
+		}, func(p *engine.Panic) {
+			fail(engine.InternalError(p))
+			wg.Done()
+		})
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -236,7 +244,7 @@ func (u *urlPool) worker(ctx context.Context, next func(context.Context) (int, b
 		u.mu.Lock()
 		url := u.urls[i]
 		u.mu.Unlock()
-		done, fatal := u.work(ctx, tb, i, url)
+		done, fatal := u.guardedWork(ctx, tb, i, url)
 		if ctx.Err() != nil {
 			return nil // cut off: not checkpointed, redone on resume
 		}
@@ -259,6 +267,27 @@ func (u *urlPool) worker(ctx context.Context, next func(context.Context) (int, b
 			stored()
 		}
 	}
+}
+
+// panickedPage is the output of a page whose work panicked: the fields
+// every template's page output has, so each one's restore reads it.
+type panickedPage struct {
+	URL   string        `json:"url"`
+	Error *engine.Error `json:"error"`
+}
+
+// guardedWork is u.work with a panic contained: the page fails with
+// EXECUTION_ERROR "internal error" (engine.InternalError, stack in the
+// log) and the run goes on with its other pages.
+func (u *urlPool) guardedWork(ctx context.Context, tb *browser.Tab, i int, url string) (done pageDone, fatal error) {
+	p := engine.Guard(ctx, u.env.Logger().With("url", url), "templates.urlPool.page", func() {
+		done, fatal = u.work(ctx, tb, i, url)
+	})
+	if p != nil {
+		e := engine.InternalError(p)
+		return pageDone{out: &panickedPage{URL: url, Error: e}, failure: e}, nil
+	}
+	return done, fatal
 }
 
 // record checkpoints one URL.
@@ -345,7 +374,7 @@ func loadPage(ctx context.Context, tb *browser.Tab, url, waitFor string, timeout
 	cancel()
 	if err != nil {
 		e := engine.AsError(err)
-		if e.Code == engine.ExecutionError && ctx.Err() == nil {
+		if e.Code == engine.ExecutionError && !engine.IsInternal(e) && ctx.Err() == nil {
 			return loadedPage{nav: nav}, e
 		}
 		return loadedPage{nav: nav, failure: e}, nil

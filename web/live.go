@@ -264,7 +264,8 @@ func (s *liveStreamer) refresh(ctx context.Context, run *engine.Run) bool {
 			continue
 		}
 		s.watching[t.ID] = true
-		go func(tab string) {
+		tab := t.ID
+		engine.Go(ctx, nil, "web.live.frames", func() {
 			for f := range ch {
 				select {
 				case s.frames <- tabFrame{tab: tab, frame: f}:
@@ -272,7 +273,7 @@ func (s *liveStreamer) refresh(ctx context.Context, run *engine.Run) bool {
 					return
 				}
 			}
-		}(t.ID)
+		}, nil)
 	}
 	return false
 }

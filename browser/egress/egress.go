@@ -145,10 +145,10 @@ func Start(o Options) (*Proxy, error) {
 		IdleTimeout:       o.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug),
 	}
-	go func() {
-		defer close(p.served)
+	engine.Go(context.Background(), p.log, "egress.serve", func() {
 		_ = p.srv.Serve(ln)
-	}()
+		close(p.served)
+	}, func(*engine.Panic) { close(p.served) })
 	return p, nil
 }
 
@@ -396,8 +396,13 @@ func (p *Proxy) tunnel(client net.Conn, clientBuf *bufio.Reader, up net.Conn, up
 	last.Store(time.Now().UnixNano())
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); p.pipe(up, client, clientBuf, &last) }()
-	go func() { defer wg.Done(); p.pipe(client, up, upBuf, &last) }()
+	broken := func(*engine.Panic) {
+		_ = client.Close() // the other direction ends too
+		_ = up.Close()
+		wg.Done()
+	}
+	engine.Go(context.Background(), p.log, "egress.pipe.up", func() { p.pipe(up, client, clientBuf, &last); wg.Done() }, broken)
+	engine.Go(context.Background(), p.log, "egress.pipe.down", func() { p.pipe(client, up, upBuf, &last); wg.Done() }, broken)
 	wg.Wait()
 }
 

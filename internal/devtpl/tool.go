@@ -104,19 +104,24 @@ func askAll(ctx context.Context, env engine.Env, asks []toolJobAsk) (map[string]
 	)
 	for _, a := range asks {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, err := ask(ctx, env, a)
+		fail := func(err error) {
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				return
+			if firstErr == nil {
+				firstErr = err
 			}
-			answers[a.RequestID] = resp
-		}()
+		}
+		engine.Go(ctx, env.Logger(), "devtpl.ask", func() {
+			resp, err := ask(ctx, env, a)
+			if err != nil {
+				fail(err)
+			} else {
+				mu.Lock()
+				answers[a.RequestID] = resp
+				mu.Unlock()
+			}
+			wg.Done()
+		}, func(p *engine.Panic) { fail(engine.InternalError(p)); wg.Done() })
 	}
 	wg.Wait()
 	return answers, firstErr
