@@ -17,7 +17,7 @@ func nestedPage(depth, n int) string {
 // keeps two values of 20000 characters (the third would pass the field's
 // 50000) and says so; before the caps it returned 300 values of ~1 MiB.
 func TestAllFieldCapped(t *testing.T) {
-	r := Extract(nestedPage(300, 1<<20), "http://example.test/", Options{Fields: map[string]Field{"d": {Selector: "div", All: true}}})
+	r := extractOK(t, nestedPage(300, 1<<20), "http://example.test/", Options{Fields: map[string]Field{"d": {Selector: "div", All: true}}})
 	vals, ok := r.Fields["d"].([]any)
 	if !ok || len(vals) != 2 {
 		t.Fatalf("d: %d values (%T)", len(vals), r.Fields["d"])
@@ -42,7 +42,7 @@ func TestCapsCountPageAndSingle(t *testing.T) {
 		fmt.Fprintf(&b, "<p>%d</p>", i)
 	}
 	b.WriteString(`<h1>` + strings.Repeat("é", 25000) + `</h1><h2>short</h2></body>`)
-	r := Extract(b.String(), "http://example.test/", Options{
+	r := extractOK(t, b.String(), "http://example.test/", Options{
 		Fields: map[string]Field{"a": {Selector: "p", All: true}, "b": {Selector: "h1"}, "c": {Selector: "h1"}, "d": {Selector: "h2"}},
 		// a uses 2890 characters of the page's 23000; b takes 20000, c
 		// would too but only 110 are left; d fits.
@@ -73,12 +73,22 @@ func TestLinksTruncatedReported(t *testing.T) {
 		}
 		return b.String()
 	}
-	r := Extract(page(1001), "http://example.test/", Options{Links: true, MaxLinks: 1000})
+	r := extractOK(t, page(1001), "http://example.test/", Options{Links: true, MaxLinks: 1000})
 	if len(r.Links) != 1000 || !r.LinksTruncated {
 		t.Fatalf("1001 links: %d kept, truncated %v", len(r.Links), r.LinksTruncated)
 	}
-	r = Extract(page(1000), "http://example.test/", Options{Links: true, MaxLinks: 1000})
+	r = extractOK(t, page(1000), "http://example.test/", Options{Links: true, MaxLinks: 1000})
 	if len(r.Links) != 1000 || r.LinksTruncated {
 		t.Fatalf("1000 links: %d kept, truncated %v", len(r.Links), r.LinksTruncated)
 	}
+}
+
+// extractOK is Extract on a page the parser accepts.
+func extractOK(t *testing.T, body, pageURL string, o Options) *Result {
+	t.Helper()
+	r, err := Extract(body, pageURL, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
