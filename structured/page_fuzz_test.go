@@ -39,6 +39,19 @@ func FuzzParsePage(f *testing.F) {
 	for _, p := range fuzzseed.Pages(f) {
 		f.Add(string(p.Body), p.URL)
 	}
+	for _, s := range []string{
+		// itemref cycles, an item that is its own property, RDFa nested in microdata
+		`<div itemscope itemtype="https://schema.org/Product" id="a" itemref="b a"><span itemprop="name">N</span></div>` +
+			`<div id="b" itemprop="offers" itemscope itemref="a"><meta itemprop="price" content="1,5"></div>`,
+		`<div vocab="https://schema.org/" typeof="Product"><span property="name">R</span>` +
+			`<div property="offers" typeof="Offer"><span property="price" content="2">two</span>` +
+			`<div itemscope itemprop="x" itemref="r" id="r"></div></div></div>`,
+		`<base href="//cdn.example/"><meta property="og:image" content="img.png"><link rel=canonical href="../c?d#e">` +
+			`<meta property="product:price:amount" content="3.00"><meta property="product:price:currency" content="eur">`,
+		strings.Repeat("<div itemscope>", 520) + `<span itemprop="name">deep</span>`,
+	} {
+		f.Add(s, "https://shop.example/p/1")
+	}
 	schemas := fuzzSchemas(f)
 	f.Fuzz(func(t *testing.T, src, finalURL string) {
 		page := ParsePage(src, finalURL)
