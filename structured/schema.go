@@ -522,6 +522,9 @@ func leafMessages(ve *jsonschema.ValidationError, root string) []string {
 			}
 			return
 		}
+		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			sort.Strings(ap.Properties) // map order in the library: one object, one message
+		}
 		if req, ok := e.ErrorKind.(*kind.Required); ok {
 			for _, name := range req.Missing {
 				add(tokensPath(root, append(append([]string{}, e.InstanceLocation...), name)) + ": required property is missing")

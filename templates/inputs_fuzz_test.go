@@ -33,7 +33,8 @@ var fuzzInputSeeds = []string{
 // SecretValues — for every template (field specs, selector specs, steps,
 // URLs, render modes). Invariants: nothing panics; a refusal is an
 // INVALID_PARAMETER or TRUST_LEVEL_NOT_ALLOWED *engine.Error whose message
-// names an inputs field; Check is deterministic. Trust level local only:
+// names an inputs field; validation and Check are deterministic (one
+// input, one message). Trust level local only:
 // restricted would resolve host names, and fuzz inputs must not reach a
 // network.
 func FuzzTemplateInputs(f *testing.F) {
@@ -60,6 +61,9 @@ func FuzzTemplateInputs(f *testing.F) {
 		id := tpl.Info().TemplateID
 		if err := schemas[i].Validate(inputs, "inputs"); err != nil {
 			checkInputError(t, id, "schema", err)
+			if again := schemas[i].Validate(inputs, "inputs"); again == nil || again.Error() != err.Error() {
+				t.Fatalf("%s: schema validation not deterministic: %v then %v", id, err, again)
+			}
 		}
 		err := tpl.Check(inputs, p)
 		if err != nil {
