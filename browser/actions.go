@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"strings"
 	"time"
 
@@ -168,12 +169,15 @@ var namedKeys = map[string]keyDef{
 	"Home": {"Home", 36, ""}, "End": {"End", 35, ""}, "PageUp": {"PageUp", 33, ""}, "PageDown": {"PageDown", 34, ""},
 }
 
-// KeyNames lists the named keys Press accepts (besides single characters).
+// KeyNames lists the named keys Press accepts (besides single characters),
+// sorted: the error that lists them must read the same for the same input
+// (map order would reshuffle it on every call).
 func KeyNames() []string {
 	out := make([]string, 0, len(namedKeys))
 	for k := range namedKeys {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -65,6 +66,11 @@ func (s *Schema) Validate(doc json.RawMessage, field string) error {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
+			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+				// The library lists them in map order: sorted, one
+				// input gives one message.
+				sort.Strings(ap.Properties)
+			}
 			// The library's messages may quote the offending value (a
 			// pattern mismatch repeats the whole string): an error never
 			// echoes more than maxProblemLen of the caller's input.

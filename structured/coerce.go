@@ -73,12 +73,18 @@ func coerceDeep(p *prop, v any, path string) (any, error) {
 		}
 		return out, nil
 	case []any:
-		if p.typ != "array" || p.items == nil {
+		if p.typ != "array" {
 			break
 		}
 		out := make([]any, 0, len(t))
 		for i, x := range t {
 			if x == nil {
+				continue
+			}
+			if p.items == nil {
+				// No "items": any item is good, as given (Extract fills
+				// such a list from an x-selector's matches too).
+				out = append(out, x)
 				continue
 			}
 			cx, err := coerceDeep(p.items, x, fmt.Sprintf("%s[%d]", path, i))

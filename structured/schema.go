@@ -93,7 +93,8 @@ type prop struct {
 // for Extract. field names the schema in messages ("options.outputSchema").
 // The root must describe an object with at least one property; $ref may
 // only point inside the document; an x-selector must be a valid CSS
-// selector. Every error names the offending path, e.g.
+// selector; a property name must not contain "." (paths such as
+// "offers.price" join names with it). Every error names the offending path, e.g.
 // "options.outputSchema.properties.price.type: value must be one of …".
 func Compile(doc json.RawMessage, field string) (*Schema, error) {
 	if field == "" {
@@ -315,6 +316,12 @@ func (w walker) walk(name string, node any, ptr string, depth int) (*prop, error
 		}
 		sort.Strings(names)
 		for _, n := range names {
+			if strings.Contains(n, ".") {
+				// Paths join names with "." (Missing, Sources,
+				// CoerceValue, Restrict): "a.b" would read as b inside a.
+				return nil, fmt.Errorf("%s: the property name %q contains \".\", which paths such as \"offers.price\" use between names; rename it, e.g. %q",
+					pointerPath(w.s.field, ptr+"/properties/"+escapePointer(n)), n, strings.ReplaceAll(n, ".", "_"))
+			}
 			c, err := w.walk(n, props[n], ptr+"/properties/"+escapePointer(n), depth+1)
 			if err != nil {
 				return nil, err
@@ -521,6 +528,9 @@ func leafMessages(ve *jsonschema.ValidationError, root string) []string {
 				walk(c)
 			}
 			return
+		}
+		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			sort.Strings(ap.Properties) // map order in the library: one object, one message
 		}
 		if req, ok := e.ErrorKind.(*kind.Required); ok {
 			for _, name := range req.Missing {
