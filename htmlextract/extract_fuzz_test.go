@@ -2,6 +2,7 @@ package htmlextract
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,12 +10,6 @@ import (
 
 	"github.com/browsertask/browsertask/internal/fuzzseed"
 )
-
-// deepNesting is x/net/html's error for markup nested deeper than 512
-// elements: a panic its parser recovers itself. Any other error from
-// Parse is a panic of the parser on some other input (Parse documents
-// that only reading can fail).
-const deepNesting = "html: open stack of elements exceeds 512 nodes"
 
 // fuzzSelectors are selector seeds: the forms pages are scraped with.
 var fuzzSelectors = []string{
@@ -41,14 +36,19 @@ func FuzzExtract(f *testing.F) {
 	f.Add(page, "https://example.com/a/b", "li.i", "data-n", true, uint16(5), uint8(2))
 	f.Add(strings.Repeat("<div>", 600)+"x", "http://127.0.0.1/", "div", "", true, uint16(10), uint8(1))
 	f.Fuzz(func(t *testing.T, body, pageURL, selector, attrName string, all bool, maxText uint16, maxLinks uint8) {
-		if _, err := Parse(strings.NewReader(body), pageURL); err != nil && err.Error() != deepNesting {
+		var de *DepthError
+		if _, err := Parse(strings.NewReader(body), pageURL); err != nil && !errors.As(err, &de) {
 			t.Fatalf("Parse: %v (a recovered parser panic, not a read error)", err)
 		}
-		if ParseString(body, pageURL) == nil {
-			// KNOWN (issue 26 item 1, owned by the panic-supervision
-			// change): ParseString returns nil on nesting deeper than 512;
-			// Parse's error above was checked to be exactly that.
-			t.Skip("known: ParseString returns nil on nesting deeper than 512")
+		doc, err := ParseString(body, pageURL)
+		if err != nil {
+			// The one refusal: nesting deeper than MaxDepth, a *DepthError
+			// with a nil document (issue 26 item 1: it was a nil document
+			// without an error, and callers dereferenced it).
+			if !errors.As(err, &de) || doc != nil {
+				t.Fatalf("ParseString: %v (document %v), want only a DepthError with a nil document", err, doc)
+			}
+			t.Skip("nested deeper than the parser reads")
 		}
 		o := Options{
 			Fields:   map[string]Field{"f": {Selector: selector, Attr: attrName, All: all}},
@@ -59,12 +59,13 @@ func FuzzExtract(f *testing.F) {
 			MaxLinks: int(maxLinks),
 		}
 		ex := NewExtractor(o)
-		r := ex.Extract(ParseString(body, pageURL))
+		r := ex.Extract(doc)
 		checkResult(t, r, o, utf8.ValidString(body) && utf8.ValidString(selector) && utf8.ValidString(pageURL))
-		if reason := ParseString(body, pageURL).AppShell(r); reason != "" && reason != ShellNoFields && reason != ShellNoscript && reason != ShellNoText {
+		if reason := doc.AppShell(r); reason != "" && reason != ShellNoFields && reason != ShellNoscript && reason != ShellNoText {
 			t.Fatalf("AppShell returned %q, not one of its reasons", reason)
 		}
-		again := ex.Extract(ParseString(body, pageURL))
+		doc2, _ := ParseString(body, pageURL)
+		again := ex.Extract(doc2)
 		j1, err1 := json.Marshal(r)
 		j2, err2 := json.Marshal(again)
 		if err1 != nil || err2 != nil {
@@ -185,7 +186,10 @@ func FuzzCompileSelector(f *testing.F) {
 	for _, s := range []string{`a[title="x:contains(y)"]`, `p\:contains`, `[a!=b]`, `[a#=b]`, `:is(a,b)`, `a::before`, `:nth-child(2n+1 of p)`, `\`, `"`, `[`} {
 		f.Add(s)
 	}
-	d := ParseString(page, "https://example.com/a/b")
+	d, err := ParseString(page, "https://example.com/a/b")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, sel string) {
 		s, err := CompileSelector(sel)
 		if (s == nil) == (err == nil) {

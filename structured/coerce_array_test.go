@@ -25,7 +25,10 @@ func TestCoerceValueArrayWithoutItems(t *testing.T) {
 	if got, err := s.CoerceValue("n", []any{"a", "b", "c"}); err == nil {
 		t.Fatalf("CoerceValue(n) of 3 items = %#v, want the maxItems refusal", got)
 	}
-	page := ParsePage(`<ul><li>a</li><li>b</li></ul>`, "https://shop.example/")
+	page, err := ParsePage(`<ul><li>a</li><li>b</li></ul>`, "https://shop.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := s.Extract(page)
 	v := r.Object["tags"]
 	if again, err := s.CoerceValue("tags", v); err != nil || !reflect.DeepEqual(again, v) {
