@@ -75,6 +75,7 @@ func (l *lockedBuf) String() string {
 // daemon is the engine, browser and MCP server wired in this process.
 type daemon struct {
 	eng  *engine.Engine
+	bm   *browser.Manager
 	mcp  *mcp.Server
 	addr string // the MCP endpoint's host:port
 	log  *lockedBuf
@@ -119,7 +120,7 @@ func start(t *testing.T) *daemon {
 		_ = bm.Close()
 		_ = store.Close()
 	})
-	return &daemon{eng: eng, mcp: srv, addr: hs.Listener.Addr().String(), log: logs, f: f, ctx: fctx}
+	return &daemon{eng: eng, bm: bm, mcp: srv, addr: hs.Listener.Addr().String(), log: logs, f: f, ctx: fctx}
 }
 
 // expect is what a path's injected panic must leave behind.
@@ -256,13 +257,15 @@ func TestInjectedPanicsAreContained(t *testing.T) {
 	srv := fixture.New(t)
 	d := start(t)
 	ps := paths(srv)
-	if n := len(ps) + 2; n < 50 { // and the two MCP paths
+	if n := len(ps) + 4; n < 50 { // and the live view's and MCP's paths below
 		t.Fatalf("%d paths, want at least 50", n)
 	}
 	ran := 0 // paths run (-run may select some)
 	for _, p := range ps {
 		t.Run(p.name(), func(t *testing.T) { ran++; d.check(t, p) })
 	}
+	t.Run("browser.live.frames", func(t *testing.T) { d.liveView(t, srv, "browser.live.frames", 1) })
+	t.Run("browser.live.ack", func(t *testing.T) { d.liveView(t, srv, "browser.live.ack", 2) })
 	t.Run("mcp.progressRelay", d.progressRelay)
 	t.Run("mcp.stdio.wait", d.stdioWait)
 	// Still serving: a run with no fault armed succeeds.
@@ -383,5 +386,53 @@ func (d *daemon) stdioWait(t *testing.T) {
 	case <-d.f.hit:
 	default:
 		t.Fatal("the stdio wait never started")
+	}
+}
+
+// liveView: a viewer watches a tab of a running run (the tab waits on
+// /hang, showing /page/1); the screencast's frame loop
+// (browser.live.frames) or a frame's acknowledgement (browser.live.ack)
+// panics. The process survives, the run ends; after an ack's panic the
+// frames still come.
+func (d *daemon) liveView(t *testing.T, srv *fixture.Server, site string, k int) {
+	in, _ := json.Marshal(map[string]any{"urls": []string{srv.URL(fmt.Sprintf("/page/1?live=%d", k)), srv.URL(fmt.Sprintf("/hang?live=%d", k))},
+		"concurrency": 1, "perPageTimeoutMs": 8000, "fields": map[string]any{"h": "h1"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sub, err := d.eng.Submit(ctx, engine.SubmitRequest{TemplateID: "batch_extract_pages", Inputs: in, Mode: engine.ModeAsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := sub.Run.RunID
+	select {
+	case <-srv.Hung(): // the tab now waits on /hang
+	case <-ctx.Done():
+		t.Fatal("the run never requested /hang")
+	}
+	tabs := d.bm.LiveTabs(ctx, runID)
+	if len(tabs) != 1 {
+		t.Fatalf("live tabs of %s: %+v", runID, tabs)
+	}
+	d.f.arm(site)
+	defer d.f.arm("")
+	frames, err := d.bm.WatchTab(d.ctx, runID, tabs[0].ID, 640, 480)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.f.hit:
+	case <-ctx.Done():
+		t.Fatalf("%s never started", site)
+	}
+	if site == "browser.live.ack" {
+		select {
+		case <-frames:
+		case <-ctx.Done():
+			t.Fatal("no frame after the acknowledgement's panic")
+		}
+	}
+	r, err := d.eng.Wait(ctx, runID, nil)
+	if err != nil || r.Status != engine.StatusPartialSuccess {
+		t.Fatalf("run %s: %v %v %v", runID, r.Status, r.Error, err)
 	}
 }
