@@ -275,7 +275,7 @@ func (m *Manager) WatchTab(ctx context.Context, runID, tabID string, width, heig
 	first := lt.stop == nil
 	var castCtx context.Context
 	if first {
-		castCtx, lt.stop = context.WithCancel(context.Background())
+		castCtx, lt.stop = context.WithCancel(engine.CarryFaults(context.Background(), ctx))
 	}
 	if lt.last != nil {
 		ch <- *lt.last

@@ -16,8 +16,8 @@ import (
 // recovered: its stack goes to the log (stderr), and the caller's onPanic
 // turns it into that page's or that run's EXECUTION_ERROR "internal
 // error" (InternalError). An unrecovered panic in any goroutine ends the
-// whole process, and with it every run of every peer sharing this one's
-// browser and leases; so no package has a bare go statement except a
+// whole process and every run it executes (and a peer that recovers the
+// run may die of it in turn); so no package has a bare go statement but a
 // short allow-list of process-level loops, checked by
 // internal/gostmt's TestNoBareGoStatements (run by .ci/run).
 //

@@ -123,20 +123,23 @@ func TestDeepPageCrawlSite(t *testing.T) {
 }
 
 // extract_structured reads every page's data with our parser, the
-// browser's serialized DOM included: the deep page fails naming the limit
-// with render "browser" (a crawl: the links were read from that DOM too)
-// and "auto"; the other pages are read and the run finishes.
+// browser's HTML too: render "http" fails the deep page naming the limit;
+// "auto" sends it to the browser, and the browser's HTML comes flattened
+// below outerHTMLExpr's depth, so the page is read (its JSON-LD name) and,
+// in a crawl, its link is followed (/page/1). The other pages are read and
+// the run finishes.
 func TestDeepPageExtractStructured(t *testing.T) {
 	srv := fixture.New(t)
+	deep := srv.URL("/static/deep.html")
 	const schema = `{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}`
 	cases := []struct {
 		name   string
 		inputs map[string]any
 		total  int
 	}{
-		{"auto", map[string]any{"urls": []string{srv.URL("/static/deep.html"), srv.URL("/products/jsonld")}, "render": "auto"}, 2},
-		{"http", map[string]any{"urls": []string{srv.URL("/static/deep.html"), srv.URL("/products/jsonld")}, "render": "http"}, 2},
-		{"browser crawl", map[string]any{"startUrl": srv.URL("/static/to-deep.html"), "maxPages": 3}, 3},
+		{"http", map[string]any{"urls": []string{deep, srv.URL("/products/jsonld")}, "render": "http"}, 2},
+		{"auto", map[string]any{"urls": []string{deep, srv.URL("/products/jsonld")}, "render": "auto"}, 2},
+		{"browser crawl", map[string]any{"startUrl": srv.URL("/static/to-deep.html"), "maxPages": 4}, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,14 +152,35 @@ func TestDeepPageExtractStructured(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := out.Result.(structuredResult)
-			if !out.Partial || res.Summary != (structuredSummary{Total: c.total, Succeeded: c.total - 1, Failed: 1}) {
+			failed := 0
+			if c.name == "http" {
+				failed = 1
+			}
+			if out.Partial != (failed == 1) || res.Summary != (structuredSummary{Total: c.total, Succeeded: c.total - failed, Failed: failed}) {
 				t.Fatalf("partial %v, summary %+v", out.Partial, res.Summary)
 			}
+			byURL := map[string]structuredEntry{}
 			for _, it := range res.Items {
-				if strings.HasSuffix(it.URL, "/static/deep.html") {
-					checkTooDeep(t, it.URL, it.Error, "extract_structured reads every page's data with this parser")
-				} else if it.Error != nil {
+				byURL[it.URL] = it
+				if it.URL != deep && it.Error != nil {
 					t.Fatalf("%s: %v", it.URL, it.Error)
+				}
+			}
+			d := byURL[deep]
+			if c.name == "http" {
+				checkTooDeep(t, deep, d.Error, `read it with render "browser"`)
+				return
+			}
+			if d.Error != nil || d.RenderedBy != renderBrowser || d.Object["name"] != "Deep Widget" {
+				t.Fatalf("deep page %+v", d)
+			}
+			if c.name == "browser crawl" && byURL[srv.URL("/page/1")].URL == "" {
+				t.Fatalf("the deep page's link was not followed: %+v", res.Items)
+			}
+			items := itemsJSON(t, env.fakeEnv)
+			for _, it := range items {
+				if c.name == "auto" && it.URL == deep && it.RenderReason != reasonTooDeep {
+					t.Fatalf("auto: deep page renderReason %q", it.RenderReason)
 				}
 			}
 		})

@@ -79,9 +79,9 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	}
 	doc, err := htmlextract.ParseString(pg.Body, pg.URL)
 	if err != nil {
-		// The browser's HTML would be as deep (parse_failure.go).
-		out.Error = parseFailure(url, err, adviceNone)
-		return out, nil
+		// Only our parser has the limit; the browser's HTML comes
+		// flattened (parse_failure.go, outer_html.go).
+		return a.viaBrowser(ctx, url, reasonTooDeep)
 	}
 	switch doc.AppShell(nil) {
 	case htmlextract.ShellNoscript:

@@ -17,10 +17,6 @@ import (
 	"github.com/browsertask/browsertask/structured"
 )
 
-// outerHTMLExpr reads the loaded document as the browser holds it (after
-// its scripts ran), which is what package structured parses.
-const outerHTMLExpr = `document.documentElement ? document.documentElement.outerHTML : ""`
-
 // structuredItem is one page of extract_structured: its checkpointed
 // output and its entry in items.json.
 type structuredItem struct {
@@ -345,9 +341,13 @@ func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 	if base == "" {
 		base = out.URL
 	}
+	advice := adviceBrowser
+	if out.RenderedBy == renderBrowser {
+		advice = "" // outerHTMLExpr flattened it already
+	}
 	page, err := structured.ParsePage(doc, base)
 	if err != nil {
-		out.Error = parseFailure(out.URL, err, adviceNone)
+		out.Error = parseFailure(out.URL, err, advice)
 		return nil
 	}
 	pp := &parsedPage{page: page}
@@ -355,7 +355,7 @@ func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 	if r.links {
 		d, err := htmlextract.ParseString(doc, base)
 		if err != nil {
-			out.Error = parseFailure(out.URL, err, adviceNone)
+			out.Error = parseFailure(out.URL, err, advice)
 			return nil
 		}
 		for _, l := range d.Links(maxLinksPerPage) {

@@ -20,9 +20,11 @@ import (
 //     than 512 levels"); its host is not switched.
 //   - render "http": the page fails with STEP_EXECUTION_FAILED saying so,
 //     and advising render "browser" or "auto".
-//   - extract_structured, any render: the page's data is read by our
-//     parser from the HTML (the browser's serialized DOM too), so the page
-//     fails with STEP_EXECUTION_FAILED saying so.
+//   - extract_structured reads every page's data with our parser, the
+//     browser's HTML too: with render "browser" that HTML comes flattened
+//     below outerHTMLExpr's depth (outer_html.go), so the page is read
+//     (text, links, JSON-LD; not microdata nested that deep); "auto" sends
+//     it to the browser; "http" fails it as above.
 //
 // In every case the run goes on with its other pages.
 
@@ -30,12 +32,9 @@ import (
 // render "auto"'s renderReason when it sends that page to the browser.
 const reasonTooDeep = "HTML nested deeper than 512 levels"
 
-// adviceBrowser and adviceNone end the page error of parseFailure: a
-// render that reads the page, or why none does.
-const (
-	adviceBrowser = `; read it with render "browser" (or "auto"), which extracts in the browser's own DOM`
-	adviceNone    = "; extract_structured reads every page's data with this parser (the browser's HTML too), so this page cannot be read"
-)
+// adviceBrowser ends the page error of parseFailure over HTTP: the
+// renders that read the page.
+const adviceBrowser = `; read it with render "browser" (or "auto"), which reads the browser's own DOM`
 
 // parseFailure is the page's error for HTML our parser refused (err from
 // htmlextract.ParseString or structured.ParsePage): STEP_EXECUTION_FAILED

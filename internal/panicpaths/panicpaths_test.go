@@ -1,126 +1,18 @@
 package panicpaths
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/browsertask/browsertask/browser"
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/internal/devtpl"
 	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/internal/rawmcp"
-	"github.com/browsertask/browsertask/mcp"
-	"github.com/browsertask/browsertask/templates"
 )
-
-// faults arms one site at a time; the armed site panics once, at the
-// next goroutine or guarded call started there, and is disarmed.
-type faults struct {
-	mu    sync.Mutex
-	armed string
-	hit   chan string
-}
-
-// inject is the engine.WithFaults decision.
-func (f *faults) inject(site string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if site == "" || f.armed != site {
-		return false
-	}
-	f.armed = ""
-	f.hit <- site
-	return true
-}
-
-// arm selects site for the next panic.
-func (f *faults) arm(site string) {
-	f.mu.Lock()
-	f.armed = site
-	f.mu.Unlock()
-}
-
-// lockedBuf is the daemon's log, written by many goroutines.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// daemon is the engine, browser and MCP server wired in this process.
-type daemon struct {
-	eng  *engine.Engine
-	mcp  *mcp.Server
-	addr string // the MCP endpoint's host:port
-	log  *lockedBuf
-	f    *faults
-	ctx  context.Context // carries the faults
-}
-
-// start wires a daemon whose every context carries f's faults.
-func start(t *testing.T) *daemon {
-	t.Helper()
-	f := &faults{hit: make(chan string, 16)}
-	logs := &lockedBuf{}
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelError}))
-	fctx := engine.WithFaults(context.Background(), f.inject)
-	store, err := db.Open(fctx, filepath.Join(t.TempDir(), "bt.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bm := browser.NewManager(browser.Options{Logger: log, TempDir: t.TempDir()})
-	cfg := engine.DefaultConfig()
-	cfg.PollInterval, cfg.HeartbeatInterval = 50*time.Millisecond, 100*time.Millisecond
-	cfg.RecoveryInterval, cfg.JanitorInterval = 100*time.Millisecond, 100*time.Millisecond
-	eng, err := engine.New(engine.Options{Store: store, Templates: append(templates.All(bm), devtpl.Echo{}), Browser: bm,
-		Config: cfg, Logger: log, Version: "test", ProtocolVersions: mcp.ProtocolVersions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: "test", Logger: log})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{}))
-	hs := httptest.NewUnstartedServer(mux)
-	hs.Config.BaseContext = func(net.Listener) context.Context { return fctx }
-	hs.Start()
-	rctx, cancel := context.WithCancel(fctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = eng.Run(rctx) }()
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		cancel()
-		<-done
-		_ = bm.Close()
-		_ = store.Close()
-	})
-	return &daemon{eng: eng, mcp: srv, addr: hs.Listener.Addr().String(), log: logs, f: f, ctx: fctx}
-}
 
 // expect is what a path's injected panic must leave behind.
 type expect int
@@ -256,20 +148,23 @@ func TestInjectedPanicsAreContained(t *testing.T) {
 	srv := fixture.New(t)
 	d := start(t)
 	ps := paths(srv)
-	if n := len(ps) + 2; n < 50 { // and the two MCP paths
+	if n := len(ps) + 4; n < 50 { // and the live view's and MCP's paths below
 		t.Fatalf("%d paths, want at least 50", n)
 	}
+	ran := 0 // paths run (-run may select some)
 	for _, p := range ps {
-		t.Run(p.name(), func(t *testing.T) { d.check(t, p) })
+		t.Run(p.name(), func(t *testing.T) { ran++; d.check(t, p) })
 	}
+	t.Run("browser.live.frames", func(t *testing.T) { d.liveView(t, srv, "browser.live.frames", 1) })
+	t.Run("browser.live.ack", func(t *testing.T) { d.liveView(t, srv, "browser.live.ack", 2) })
 	t.Run("mcp.progressRelay", d.progressRelay)
 	t.Run("mcp.stdio.wait", d.stdioWait)
 	// Still serving: a run with no fault armed succeeds.
 	if r := d.run(t, path{template: "batch_extract_pages", inputs: map[string]any{"urls": []string{srv.URL("/page/9")}, "fields": map[string]any{"h": "h1"}}}); r.Status != engine.StatusSucceeded {
 		t.Fatalf("run after the faults: %s %v", r.Status, r.Error)
 	}
-	if n := strings.Count(d.log.String(), "internal error: panic recovered"); n < len(ps) {
-		t.Errorf("%d panic stacks logged for %d paths", n, len(ps))
+	if n := strings.Count(d.log.String(), "internal error: panic recovered"); n < ran {
+		t.Errorf("%d panic stacks logged for %d paths", n, ran)
 	}
 }
 
@@ -382,5 +277,53 @@ func (d *daemon) stdioWait(t *testing.T) {
 	case <-d.f.hit:
 	default:
 		t.Fatal("the stdio wait never started")
+	}
+}
+
+// liveView: a viewer watches a tab of a running run (the tab waits on
+// /hang, showing /page/1); the screencast's frame loop
+// (browser.live.frames) or a frame's acknowledgement (browser.live.ack)
+// panics. The process survives, the run ends; after an ack's panic the
+// frames still come.
+func (d *daemon) liveView(t *testing.T, srv *fixture.Server, site string, k int) {
+	in, _ := json.Marshal(map[string]any{"urls": []string{srv.URL(fmt.Sprintf("/page/1?live=%d", k)), srv.URL(fmt.Sprintf("/hang?live=%d", k))},
+		"concurrency": 1, "perPageTimeoutMs": 8000, "fields": map[string]any{"h": "h1"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sub, err := d.eng.Submit(ctx, engine.SubmitRequest{TemplateID: "batch_extract_pages", Inputs: in, Mode: engine.ModeAsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := sub.Run.RunID
+	select {
+	case <-srv.Hung(): // the tab now waits on /hang
+	case <-ctx.Done():
+		t.Fatal("the run never requested /hang")
+	}
+	tabs := d.bm.LiveTabs(ctx, runID)
+	if len(tabs) != 1 {
+		t.Fatalf("live tabs of %s: %+v", runID, tabs)
+	}
+	d.f.arm(site)
+	defer d.f.arm("")
+	frames, err := d.bm.WatchTab(d.ctx, runID, tabs[0].ID, 640, 480)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.f.hit:
+	case <-ctx.Done():
+		t.Fatalf("%s never started", site)
+	}
+	if site == "browser.live.ack" {
+		select {
+		case <-frames:
+		case <-ctx.Done():
+			t.Fatal("no frame after the acknowledgement's panic")
+		}
+	}
+	r, err := d.eng.Wait(ctx, runID, nil)
+	if err != nil || r.Status != engine.StatusPartialSuccess {
+		t.Fatalf("run %s: %v %v %v", runID, r.Status, r.Error, err)
 	}
 }
