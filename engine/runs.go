@@ -74,6 +74,20 @@ func (e *Engine) Get(ctx context.Context, runID string) (*Run, error) {
 			return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
 		}
 		e.attachInputs(r, reqs, now)
+		if r.InputRequest != nil {
+			// The run row was read before its question: a run writes
+			// progress.message ("waiting for input: …") before it stores
+			// the question, so a row read after the question has the
+			// message (read before, it could still say "submitting").
+			again, err := e.store.GetRun(ctx, runID)
+			if err != nil {
+				return nil, Wrap(ExecutionError, err, "load run: %v", err)
+			}
+			if again.Status == StatusRunning {
+				again.InputRequest = r.InputRequest
+			}
+			r = again
+		}
 	}
 	return e.present(r, now), nil
 }
@@ -104,6 +118,13 @@ func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
 		return nil, Errorf(InvalidParameter, "offset must be >= 0, got %d", q.Offset)
 	}
 	now := e.now()
+	// The open questions are read before the runs: a run writes its
+	// progress.message before it stores a question, so every run listed
+	// with a question also shows what it waits for.
+	waiting, err := e.store.OutstandingInputs(ctx, now)
+	if err != nil {
+		return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
+	}
 	runs, total, err := e.store.ListRuns(ctx, RunFilter{
 		Status: RunStatus(q.Status), TemplateID: q.TemplateID, SessionID: q.SessionID,
 		Limit: q.Limit, Offset: q.Offset, Now: now,
@@ -112,13 +133,7 @@ func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "list runs: %v", err)
 	}
-	var waiting []InputRequest
 	for _, r := range runs {
-		if r.Status == StatusRunning && waiting == nil {
-			if waiting, err = e.store.OutstandingInputs(ctx, now); err != nil {
-				return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
-			}
-		}
 		if r.Status == StatusRunning {
 			e.attachInputs(r, waiting, now)
 		}

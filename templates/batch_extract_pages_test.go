@@ -220,13 +220,15 @@ func TestBatchResumeSkipsDoneItems(t *testing.T) {
 	srv := fixture.New(t)
 	urls := []string{srv.URL("/page/1"), srv.URL("/page/2"), srv.URL("/page/3")}
 	env := newEnv(t, mustJSON(t, map[string]any{"urls": urls, "fields": map[string]any{"name": "#name"}}))
-	earlier := func(u, title string) engine.Item {
-		raw, _ := json.Marshal(pageOut{URL: u, FinalURL: u, HTTPStatus: 200, Title: title, Fields: map[string]any{"name": "earlier"}})
-		return engine.Item{Key: u, Status: engine.ItemSucceeded, Output: raw}
+	// Checkpoints of an earlier attempt carry their index, as the store
+	// keeps them (pages.json is read back from the checkpoints by index).
+	earlier := func(i int, title string) engine.Item {
+		raw, _ := json.Marshal(pageOut{URL: urls[i], FinalURL: urls[i], HTTPStatus: 200, Title: title, Fields: map[string]any{"name": "earlier"}})
+		return engine.Item{Index: i, Key: urls[i], Status: engine.ItemSucceeded, Output: raw}
 	}
 	env.done = map[string]engine.Item{
-		urls[0]: earlier(urls[0], "From attempt 1"),
-		urls[2]: earlier(urls[2], "Also from attempt 1"),
+		urls[0]: earlier(0, "From attempt 1"),
+		urls[2]: earlier(2, "Also from attempt 1"),
 	}
 	out, err := runBatch(t, env)
 	if err != nil {
