@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/netpolicy"
 	"github.com/browsertask/browsertask/mcp"
-	"github.com/browsertask/browsertask/modelfill"
 )
 
 // config is everything the serve and mcp commands can be told, by flag,

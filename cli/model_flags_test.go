@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/browsertask/browsertask/modelfill"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 )
 
 // TestModelFlags: the model flags are checked with errors that name the

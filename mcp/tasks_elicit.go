@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/modelfill"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
-	"github.com/browsertask/browsertask/httpfetch"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // render "http": batch_extract_pages without a browser. Each URL is
-// fetched with Go's HTTP client under the URL policy (httpfetch: the
+// fetched with Go's HTTP client under the URL policy (package fetch: the
 // dialer checks every address it connects to, redirects included; the
 // daemon's own address is never reached; the body is bounded and decoded
-// by Chromium's charset rules) and extracted by htmlextract with the same
+// by Chromium's charset rules) and extracted by package page with the same
 // selector, attr and all semantics and the same text, links and meta as
 // the browser script. Nothing the page's scripts would add is seen: for
 // pages built by JavaScript use render "browser" (the default). A run in
@@ -29,9 +29,9 @@ const (
 	renderHTTP    = "http"
 )
 
-// httpOptions is the extraction of opts for htmlextract (the same JSON).
-func httpOptions(opts extractOptions) (htmlextract.Options, error) {
-	var o htmlextract.Options
+// httpOptions is the extraction of opts for package page (the same JSON).
+func httpOptions(opts extractOptions) (page.Options, error) {
+	var o page.Options
 	b, err := json.Marshal(opts)
 	if err == nil {
 		err = json.Unmarshal(b, &o)
@@ -39,7 +39,7 @@ func httpOptions(opts extractOptions) (htmlextract.Options, error) {
 	return o, err
 }
 
-// checkHTTPFields refuses the selectors htmlextract cannot use (browser
+// checkHTTPFields refuses the selectors package page cannot use (browser
 // extensions a parser does not have). Errors: INVALID_PARAMETER naming
 // the field.
 func checkHTTPFields(fields map[string]fieldSpec) error {
@@ -47,7 +47,7 @@ func checkHTTPFields(fields map[string]fieldSpec) error {
 	if err != nil {
 		return engine.Errorf(engine.InvalidParameter, "inputs.fields: %v", err).WithDetails(map[string]any{"field": "inputs.fields"})
 	}
-	bad := htmlextract.NewExtractor(o).FieldErrors()
+	bad := page.NewExtractor(o).FieldErrors()
 	if len(bad) == 0 {
 		return nil
 	}
@@ -62,8 +62,8 @@ func checkHTTPFields(fields map[string]fieldSpec) error {
 
 // httpExtractor fetches and extracts pages for one run.
 type httpExtractor struct {
-	f  *httpfetch.Fetcher
-	ex *htmlextract.Extractor
+	f  *fetch.Fetcher
+	ex *page.Extractor
 }
 
 // newHTTPExtractor prepares the fetcher and the extractor. Errors:
@@ -73,11 +73,11 @@ func newHTTPExtractor(pol engine.URLPolicy, opts extractOptions, perPage time.Du
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "extraction options: %v", err)
 	}
-	f, err := httpfetch.New(httpfetch.Options{Policy: pol, Timeout: perPage})
+	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: perPage})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
-	return &httpExtractor{f: f, ex: htmlextract.NewExtractor(o)}, nil
+	return &httpExtractor{f: f, ex: page.NewExtractor(o)}, nil
 }
 
 // close releases the fetcher's connections.
@@ -93,7 +93,7 @@ func (h *httpExtractor) page(ctx context.Context, url string) *pageOut {
 // read is page, also returning what render "auto" looks at: the fetched
 // page (nil when the fetch failed) and its parsed document (nil unless
 // the page is HTML and was extracted).
-func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *httpfetch.Page, *htmlextract.Document) {
+func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.Page, *page.Document) {
 	out := &pageOut{URL: url, Fields: map[string]any{}, RenderedBy: renderHTTP}
 	pg, err := h.f.Fetch(ctx, url)
 	if err != nil {
@@ -108,7 +108,7 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *httpfe
 			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
 		return out, pg, nil
 	}
-	doc, err := htmlextract.ParseString(pg.Body, pg.URL)
+	doc, err := page.ParseString(pg.Body, pg.URL)
 	if err != nil {
 		out.Error = parseFailure(url, err, adviceBrowser)
 		return out, pg, nil

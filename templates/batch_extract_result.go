@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // pageSummary is one page in the run's result (pages.json has the rest).
@@ -15,7 +15,7 @@ type pageSummary struct {
 	Title      string         `json:"title"`
 	Fields     map[string]any `json:"fields"`
 	// FieldsCapped names the fields the caps cut (absent when none).
-	FieldsCapped map[string]htmlextract.FieldCap `json:"fieldsCapped,omitempty"`
+	FieldsCapped map[string]page.FieldCap `json:"fieldsCapped,omitempty"`
 	// FieldsOmitted is true when the run's result had no room left for
 	// this page's fields (maxResultBytes): pages.json has them.
 	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`

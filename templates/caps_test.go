@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // hostileCapsServer serves issue 26's pages on loopback: /nested (300
@@ -40,7 +40,7 @@ func hostileCapsServer(t *testing.T) *httptest.Server {
 // reports {matches 300, kept 2, cut 2} in the page and in the result;
 // pages.json stays under 200 KB (it was 314 MB with 300 values of the
 // text below each div); the link page gives 1000 links and
-// linksTruncated. The browser script and htmlextract agree exactly.
+// linksTruncated. The browser script and package page agree exactly.
 func TestFieldAndLinkCapsBothPaths(t *testing.T) {
 	srv := hostileCapsServer(t)
 	for _, render := range []string{"browser", "http"} {
@@ -52,7 +52,7 @@ func TestFieldAndLinkCapsBothPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := htmlextract.FieldCap{Matches: 300, Kept: 2, Cut: 2}
+			want := page.FieldCap{Matches: 300, Kept: 2, Cut: 2}
 			res := out.Result.(batchResult)
 			if got := res.Pages[0].FieldsCapped["d"]; got != want {
 				t.Fatalf("result pages[0].fieldsCapped.d = %+v, want %+v", got, want)
@@ -63,7 +63,7 @@ func TestFieldAndLinkCapsBothPaths(t *testing.T) {
 			}
 			pages := env.pagesJSON(t)
 			vals, _ := pages[0].Fields["d"].([]any)
-			if len(vals) != 2 || len(vals[0].(string)) != htmlextract.DefaultMaxValueChars || pages[0].FieldsCapped["d"] != want {
+			if len(vals) != 2 || len(vals[0].(string)) != page.DefaultMaxValueChars || pages[0].FieldsCapped["d"] != want {
 				t.Fatalf("pages.json[0]: %d values, capped %+v", len(vals), pages[0].FieldsCapped)
 			}
 			if p := pages[1]; len(p.Links) != maxLinksPerPage || !p.LinksTruncated || p.Links[999].Href != srv.URL+"/l/999" {

@@ -27,7 +27,7 @@ func checkTooDeep(t *testing.T, url string, e *engine.Error, advice string) {
 }
 
 // Issue 26 item 1: a page of 513 nested <div>s (testdata/site/deep.html)
-// made htmlextract.ParseString return nil and the worker goroutine
+// made page.ParseString return nil and the worker goroutine
 // panicked on it (Extract(nil)), killing the process. Now: render "http"
 // fails that page naming the limit and reads the other; render "auto"
 // reads it in the browser (not switching the host); render "browser" reads

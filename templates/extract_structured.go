@@ -5,7 +5,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/modelfill"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 )
 
 // ExtractStructured is the extract_structured template: for every URL it

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/browsertask/browsertask/htmlextract"
-	"github.com/browsertask/browsertask/httpfetch"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // render "auto" for extract_structured: the rules of render_auto.go, with
@@ -43,7 +43,7 @@ import (
 // structuredAuto reads extract_structured's pages with render "auto".
 type structuredAuto struct {
 	r    *structuredRun
-	f    *httpfetch.Fetcher
+	f    *fetch.Fetcher
 	tabs *lazyTabs
 	// hosts keeps the per-host decisions; only its host bookkeeping
 	// (host, plan, resolve, switchHost, switched, restore) is used.
@@ -52,7 +52,7 @@ type structuredAuto struct {
 
 // newStructuredAuto prepares render "auto" for run r: f fetches over
 // HTTP, tabs hands out the browser's tabs.
-func newStructuredAuto(r *structuredRun, f *httpfetch.Fetcher, tabs *lazyTabs) *structuredAuto {
+func newStructuredAuto(r *structuredRun, f *fetch.Fetcher, tabs *lazyTabs) *structuredAuto {
 	return &structuredAuto{r: r, f: f, tabs: tabs,
 		hosts: &autoRender{first: autoFirstPages, every: autoSampleEvery, hosts: map[string]*autoHost{}}}
 }
@@ -77,16 +77,16 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	} else if done {
 		return out, nil
 	}
-	doc, err := htmlextract.ParseString(pg.Body, pg.URL)
+	doc, err := page.ParseString(pg.Body, pg.URL)
 	if err != nil {
 		// Only our parser has the limit; the browser's HTML comes
 		// flattened (parse_failure.go, outer_html.go).
 		return a.viaBrowser(ctx, url, reasonTooDeep)
 	}
 	switch doc.AppShell(nil) {
-	case htmlextract.ShellNoscript:
+	case page.ShellNoscript:
 		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"noscript asks for JavaScript"))
-	case htmlextract.ShellNoText:
+	case page.ShellNoText:
 		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"next to no text in the HTML"))
 	}
 	pp := a.r.parse(out, pg.Body)
@@ -158,7 +158,7 @@ func (a *structuredAuto) differences(h *structuredItem, hp *parsedPage, b *struc
 	list("properties only the browser filled", onlyBrowser)
 	list("properties only the HTML filled", onlyHTTP)
 	if len(onlyBrowser) == 0 && len(onlyHTTP) == 0 {
-		list("values differ", htmlextract.DifferentFields(hp.found.Object, bp.found.Object))
+		list("values differ", page.DifferentFields(hp.found.Object, bp.found.Object))
 	}
 	if h.FinalURL != b.FinalURL {
 		parts = append(parts, "final URL differs")

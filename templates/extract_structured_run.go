@@ -11,10 +11,10 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
-	"github.com/browsertask/browsertask/httpfetch"
-	"github.com/browsertask/browsertask/modelfill"
-	"github.com/browsertask/browsertask/structured"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
+	"github.com/browsertask/browsertask/internal/extract/page"
+	"github.com/browsertask/browsertask/internal/extract/structured"
 )
 
 // structuredItem is one page of extract_structured: its checkpointed
@@ -194,7 +194,7 @@ func (t *ExtractStructured) readPagesWith(ctx context.Context, env engine.Env, r
 	if named || (r.in.Render != renderHTTP && r.in.Render != renderAuto) {
 		return func() {}, nil
 	}
-	f, err := httpfetch.New(httpfetch.Options{Policy: urlPolicy(t.b, env.Profile()), Timeout: timeoutDur(r.in.PerPageTimeoutMs)})
+	f, err := fetch.New(fetch.Options{Policy: urlPolicy(t.b, env.Profile()), Timeout: timeoutDur(r.in.PerPageTimeoutMs)})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
@@ -289,7 +289,7 @@ func (r *structuredRun) browse(ctx context.Context, tb *browser.Tab, url string)
 
 // fetched fetches one URL over HTTP (render "http") and fills the schema
 // from it as page does; the page's problems are in the item's Error.
-func (r *structuredRun) fetched(ctx context.Context, f *httpfetch.Fetcher, url string) *structuredItem {
+func (r *structuredRun) fetched(ctx context.Context, f *fetch.Fetcher, url string) *structuredItem {
 	out, pg := r.fetch(ctx, f, url)
 	if out.Error != nil || pg == nil {
 		return out
@@ -304,7 +304,7 @@ func (r *structuredRun) fetched(ctx context.Context, f *httpfetch.Fetcher, url s
 // fetch fetches one URL over HTTP: the item with the page's problem in
 // its Error (HTTP >= 400, not HTML, a failed fetch) and the page as
 // fetched (nil when the fetch failed or ctx ended).
-func (r *structuredRun) fetch(ctx context.Context, f *httpfetch.Fetcher, url string) (*structuredItem, *httpfetch.Page) {
+func (r *structuredRun) fetch(ctx context.Context, f *fetch.Fetcher, url string) (*structuredItem, *fetch.Page) {
 	out := r.newItem(url, renderHTTP)
 	pg, err := f.Fetch(ctx, url)
 	if err != nil {
@@ -345,15 +345,15 @@ func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 	if out.RenderedBy == renderBrowser {
 		advice = "" // outerHTMLExpr flattened it already
 	}
-	page, err := structured.ParsePage(doc, base)
+	sp, err := structured.ParsePage(doc, base)
 	if err != nil {
 		out.Error = parseFailure(out.URL, err, advice)
 		return nil
 	}
-	pp := &parsedPage{page: page}
+	pp := &parsedPage{page: sp}
 	pp.found = r.schema.Extract(pp.page)
 	if r.links {
-		d, err := htmlextract.ParseString(doc, base)
+		d, err := page.ParseString(doc, base)
 		if err != nil {
 			out.Error = parseFailure(out.URL, err, advice)
 			return nil

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/fixture"
-	"github.com/browsertask/browsertask/modelfill"
 )
 
 // structuredSchema is the caller's output schema of these tests: the

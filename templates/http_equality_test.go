@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
-	"github.com/browsertask/browsertask/httpfetch"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/page"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
@@ -105,8 +105,8 @@ func equalityURLs(srv *fixture.Server) []string {
 }
 
 // TestHTTPExtractionEqualsBrowser extracts the fixture pages twice, in
-// Chromium with batch_extract_pages and over HTTP with httpfetch and
-// htmlextract, and requires the same final URL, status, title, fields,
+// Chromium with batch_extract_pages and over HTTP with internal/extract/fetch
+// and internal/extract/page, and requires the same final URL, status, title, fields,
 // text, links and meta on every page.
 func TestHTTPExtractionEqualsBrowser(t *testing.T) {
 	srv := fixture.New(t)
@@ -123,18 +123,18 @@ func TestHTTPExtractionEqualsBrowser(t *testing.T) {
 		t.Fatalf("browser extracted %d pages, want %d", len(browserPages), len(urls))
 	}
 
-	fields := map[string]htmlextract.Field{}
+	fields := map[string]page.Field{}
 	raw, _ := json.Marshal(equalityFields)
 	var specs map[string]fieldSpec
 	if err := json.Unmarshal(raw, &specs); err != nil {
 		t.Fatal(err)
 	}
 	for name, f := range specs {
-		fields[name] = htmlextract.Field(f)
+		fields[name] = page.Field(f)
 	}
-	opts := htmlextract.Options{Fields: fields, Text: true, Links: true, Meta: true,
+	opts := page.Options{Fields: fields, Text: true, Links: true, Meta: true,
 		MaxText: maxTextChars, MaxLinks: maxLinksPerPage}
-	f, err := httpfetch.New(httpfetch.Options{Policy: engine.URLPolicy{TrustLevel: "local"}})
+	f, err := fetch.New(fetch.Options{Policy: engine.URLPolicy{TrustLevel: "local"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestHTTPExtractionEqualsBrowser(t *testing.T) {
 			t.Errorf("%s: fetch: %v", bp.URL, err)
 			continue
 		}
-		res, err := htmlextract.Extract(pg.Body, pg.URL, opts)
+		res, err := page.Extract(pg.Body, pg.URL, opts)
 		if err != nil {
 			t.Errorf("%s: extract: %v", bp.URL, err)
 			continue
@@ -192,7 +192,7 @@ func checkKnown(t *testing.T, bp pageOut) {
 
 // comparePage lists the differences between the browser's page and the
 // HTTP path's.
-func comparePage(bp pageOut, pg *httpfetch.Page, res *htmlextract.Result) []string {
+func comparePage(bp pageOut, pg *fetch.Page, res *page.Result) []string {
 	var diffs []string
 	add := func(what string, b, h any) {
 		diffs = append(diffs, fmt.Sprintf("%s differs:\n  browser: %s\n  http:    %s", what, show(b), show(h)))

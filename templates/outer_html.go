@@ -3,7 +3,7 @@ package templates
 // outerHTMLExpr reads the loaded document as the browser holds it (after
 // scripts ran) for extract_structured, which reads every page's data with
 // our HTML parser. That parser refuses markup nested deeper than
-// htmlextract.MaxDepth (parse_failure.go) and Chromium has no such limit,
+// page.MaxDepth (parse_failure.go) and Chromium has no such limit,
 // so a document deeper than flatDepth levels comes back flattened below
 // that depth: each element at flatDepth keeps, in document order, copies
 // of its innermost elements (those without child elements: links, values,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // pageLink is one link of a page.
@@ -25,12 +25,12 @@ type pageOut struct {
 	HTTPStatus int            `json:"httpStatus"`
 	Title      string         `json:"title"`
 	Fields     map[string]any `json:"fields"`
-	// FieldsCapped names the fields the caps cut (htmlextract/caps.go:
+	// FieldsCapped names the fields the caps cut (internal/extract/page/caps.go:
 	// the same rule on both paths), saying how; absent when none was.
-	FieldsCapped  map[string]htmlextract.FieldCap `json:"fieldsCapped,omitempty"`
-	Text          *string                         `json:"text,omitempty"`
-	TextTruncated bool                            `json:"textTruncated,omitempty"`
-	Links         []pageLink                      `json:"links,omitempty"`
+	FieldsCapped  map[string]page.FieldCap `json:"fieldsCapped,omitempty"`
+	Text          *string                  `json:"text,omitempty"`
+	TextTruncated bool                     `json:"textTruncated,omitempty"`
+	Links         []pageLink               `json:"links,omitempty"`
 	// FieldsOmitted is true in a result whose pages' fields passed
 	// maxResultBytes: this page's fields are in pages.json only.
 	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
@@ -49,16 +49,16 @@ type pageOut struct {
 
 // extracted is what the extraction script returns.
 type extracted struct {
-	URL            string                          `json:"url"`
-	Title          string                          `json:"title"`
-	Fields         map[string]any                  `json:"fields"`
-	FieldErrors    map[string]string               `json:"fieldErrors"`
-	FieldsCapped   map[string]htmlextract.FieldCap `json:"fieldsCapped"`
-	Text           *string                         `json:"text"`
-	TextTruncated  bool                            `json:"textTruncated"`
-	Links          []pageLink                      `json:"links"`
-	LinksTruncated bool                            `json:"linksTruncated"`
-	Meta           map[string]string               `json:"meta"`
+	URL            string                   `json:"url"`
+	Title          string                   `json:"title"`
+	Fields         map[string]any           `json:"fields"`
+	FieldErrors    map[string]string        `json:"fieldErrors"`
+	FieldsCapped   map[string]page.FieldCap `json:"fieldsCapped"`
+	Text           *string                  `json:"text"`
+	TextTruncated  bool                     `json:"textTruncated"`
+	Links          []pageLink               `json:"links"`
+	LinksTruncated bool                     `json:"linksTruncated"`
+	Meta           map[string]string        `json:"meta"`
 }
 
 // extractOptions configure the extraction script.
@@ -69,7 +69,7 @@ type extractOptions struct {
 	Meta     bool                 `json:"meta"`
 	MaxText  int                  `json:"maxText"`
 	MaxLinks int                  `json:"maxLinks"`
-	// The caps of the fields' values (htmlextract/caps.go), the same
+	// The caps of the fields' values (internal/extract/page/caps.go), the same
 	// numbers on both paths; set by withCaps.
 	MaxValueChars     int `json:"maxValueChars"`
 	MaxFieldChars     int `json:"maxFieldChars"`
@@ -80,8 +80,8 @@ type extractOptions struct {
 // withCaps is o with the default text, link and field caps.
 func (o extractOptions) withCaps() extractOptions {
 	o.MaxText, o.MaxLinks = maxTextChars, maxLinksPerPage
-	o.MaxValueChars, o.MaxFieldChars = htmlextract.DefaultMaxValueChars, htmlextract.DefaultMaxFieldChars
-	o.MaxValues, o.MaxPageFieldChars = htmlextract.DefaultMaxValues, htmlextract.DefaultMaxPageFieldChars
+	o.MaxValueChars, o.MaxFieldChars = page.DefaultMaxValueChars, page.DefaultMaxFieldChars
+	o.MaxValues, o.MaxPageFieldChars = page.DefaultMaxValues, page.DefaultMaxPageFieldChars
 	return o
 }
 
@@ -103,7 +103,7 @@ const extractJS = `((cfg) => {
     return s.slice(0, end);
   };
   const out = {url: location.href, title: document.title || '', fields: {}, fieldErrors: {}, fieldsCapped: {}};
-  // The caps of htmlextract/caps.go, rule for rule: fields in name order
+  // The caps of internal/extract/page/caps.go, rule for rule: fields in name order
   // share the page's budget; a value is cut at maxValueChars; an all
   // field keeps at most maxValues values and stops before the one that
   // would pass maxFieldChars.

@@ -4,11 +4,11 @@ import (
 	"errors"
 
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
-// Pages whose HTML our parser (golang.org/x/net/html, through htmlextract
-// and structured) refuses: markup nested deeper than htmlextract.MaxDepth.
+// Pages whose HTML our parser (golang.org/x/net/html, through package page
+// and structured) refuses: markup nested deeper than page.MaxDepth.
 // Chromium has no such limit, so what happens to such a page depends on
 // who reads it (issue 26 item 1; the README's "Pages our HTML parser
 // refuses"):
@@ -37,16 +37,16 @@ const reasonTooDeep = "HTML nested deeper than 512 levels"
 const adviceBrowser = `; read it with render "browser" (or "auto"), which reads the browser's own DOM`
 
 // parseFailure is the page's error for HTML our parser refused (err from
-// htmlextract.ParseString or structured.ParsePage): STEP_EXECUTION_FAILED
+// page.ParseString or structured.ParsePage): STEP_EXECUTION_FAILED
 // naming the page and the cause, then advice.
 func parseFailure(url string, err error, advice string) *engine.Error {
 	reason := "HTML parse failed"
-	var de *htmlextract.DepthError
+	var de *page.DepthError
 	if errors.As(err, &de) {
 		reason = reasonTooDeep
 	}
 	return engine.Errorf(engine.StepExecutionFailed, "%s: %v%s", url, err, advice).
-		WithDetails(map[string]any{"url": url, "stage": "parse", "reason": reason, "maxDepth": htmlextract.MaxDepth})
+		WithDetails(map[string]any{"url": url, "stage": "parse", "reason": reason, "maxDepth": page.MaxDepth})
 }
 
 // tooDeep reports whether a page's error is parseFailure's for markup

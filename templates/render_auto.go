@@ -12,8 +12,8 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/htmlextract"
-	"github.com/browsertask/browsertask/httpfetch"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // render "auto": every page is first fetched over HTTP (httpExtractor),
@@ -24,12 +24,12 @@ import (
 //   - The first autoFirstPages pages of a host that HTTP reads cleanly
 //     (2xx HTML) are also rendered in the browser, and after that every
 //     autoSampleEvery-th one. The two extractions are compared: fields
-//     (htmlextract.DifferentFields), title, final URL, and the links when
+//     (page.DifferentFields), title, final URL, and the links when
 //     they are extracted (crawl_site, includeLinks). A difference switches
 //     the host to the browser. Pages of a host whose first samples are
 //     still being rendered wait for them (holding no tab), so no page of
 //     a host that needs JavaScript is served from HTML nobody checked.
-//   - HTML that is an application shell (htmlextract.AppShell: a
+//   - HTML that is an application shell (page.AppShell: a
 //     <noscript> asking for JavaScript, or a body with next to no text
 //     and a script) switches its host at once; HTML where no requested
 //     field is found is rendered too, and switches the host when the
@@ -244,12 +244,12 @@ func (a *autoRender) page(ctx context.Context, url string) (*pageOut, error) {
 	}
 	// The markup's own signs first (without the fields), then the fields.
 	switch doc.AppShell(nil) {
-	case htmlextract.ShellNoscript:
+	case page.ShellNoscript:
 		return a.viaBrowser(ctx, url, a.switchHost(h, reasonShell+"noscript asks for JavaScript"))
-	case htmlextract.ShellNoText:
+	case page.ShellNoText:
 		return a.viaBrowser(ctx, url, a.switchHost(h, reasonShell+"next to no text in the HTML"))
 	}
-	check := doc.AppShell(&htmlextract.Result{Fields: out.Fields}) == htmlextract.ShellNoFields
+	check := doc.AppShell(&page.Result{Fields: out.Fields}) == page.ShellNoFields
 	sample, r := a.plan(ctx, h, check)
 	switch {
 	case r != "":
@@ -289,7 +289,7 @@ func (a *autoRender) page(ctx context.Context, url string) (*pageOut, error) {
 // size limit, a host switched meanwhile while the page answered an error
 // status); or the HTTP page stands as it is (done: a failed fetch, an
 // error status); or its content decides ("", false).
-func (a *autoRender) fetched(h *autoHost, pg *httpfetch.Page, pageErr *engine.Error) (reason string, done bool) {
+func (a *autoRender) fetched(h *autoHost, pg *fetch.Page, pageErr *engine.Error) (reason string, done bool) {
 	switch {
 	case pg == nil:
 		if pageErr != nil && pageErr.Code == engine.StepExecutionFailed {
@@ -387,7 +387,7 @@ func (a *autoRender) resolve(h *autoHost, matched bool, switchTo string) string 
 // fields, title, final URL and (when compared) links; "" when they agree.
 func (a *autoRender) differences(h, b *pageOut) string {
 	var parts []string
-	if d := htmlextract.DifferentFields(h.Fields, b.Fields); len(d) > 0 {
+	if d := page.DifferentFields(h.Fields, b.Fields); len(d) > 0 {
 		if len(d) > 5 {
 			d = append(d[:5], "…")
 		}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/fixture"
-	"github.com/browsertask/browsertask/modelfill"
 )
 
 // The tests of this file resubmit the inputs of a run that failed or was

@@ -325,7 +325,7 @@ func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) err
 			return err
 		}
 	}
-	// The same caps as batch_extract_pages' fields (htmlextract/caps.go).
+	// The same caps as batch_extract_pages' fields (internal/extract/page/caps.go).
 	cfg, _ := json.Marshal(extractOptions{Fields: map[string]fieldSpec{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}}.withCaps())
 	raw, err := r.tb.Eval(ctx, fmt.Sprintf(extractJS, cfg))
 	if err != nil {

@@ -60,14 +60,21 @@ var fixturePaths = []string{
 }
 
 // Pages returns the seed pages. Pages that cannot be had (a fixture route
-// that answers an error, a missing directory) are left out; the result is
-// in a fixed order for a given machine.
+// that answers an error, a missing /usr/share/doc) are left out, but a
+// repository directory with none fails tb; the result is in a fixed order
+// for a given machine.
 func Pages(tb testing.TB) []Page {
 	tb.Helper()
 	var out []Page
 	out = append(out, fixturePages(tb)...)
-	for _, dir := range []string{fixture.SiteDir(), filepath.Join(fixture.SiteDir(), "..", "..", "structured", "testdata")} {
-		out = append(out, filePages(dir, "http://127.0.0.1/", 0)...)
+	// The repository's own page directories must be there: a package moved
+	// without this list following it would otherwise drop its seeds silently.
+	for _, dir := range []string{fixture.SiteDir(), filepath.Join(fixture.SiteDir(), "..", "..", "internal", "extract", "structured", "testdata")} {
+		pages := filePages(dir, "http://127.0.0.1/", 0)
+		if len(pages) == 0 {
+			tb.Fatalf("fuzzseed: no HTML seed pages in %s; point Pages at the directory's new place", dir)
+		}
+		out = append(out, pages...)
 	}
 	out = append(out, docPages()...)
 	return out

@@ -2,7 +2,7 @@
 // addresses trust "restricted" refuses (Classify), and the one dialer that
 // resolves a host, checks every address of the answer and connects only to
 // an address it checked (Dialer). The submission check and the in-browser
-// request check (engine.CheckURL), the plain-HTTP fetch path (httpfetch)
+// request check (engine.CheckURL), the plain-HTTP fetch path (internal/extract/fetch)
 // and the egress proxy of launched browsers (browser/egress) all decide
 // with Classify, and the last two connect with Dialer, so no door of the
 // daemon knows a range the others do not.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // parsedPage is ParsePage for markup the test knows parses.
@@ -22,10 +22,10 @@ func parsedPage(t *testing.T, src, finalURL string) *Page {
 // that would read as a page without data (issue 26 item 1).
 func TestParsePageTooDeep(t *testing.T) {
 	src := `<script type="application/ld+json">{"@type":"Product","name":"X"}</script>` +
-		strings.Repeat("<div>", htmlextract.MaxDepth+1)
+		strings.Repeat("<div>", page.MaxDepth+1)
 	p, err := ParsePage(src, "https://x.example/")
-	var de *htmlextract.DepthError
+	var de *page.DepthError
 	if !errors.As(err, &de) || p != nil {
-		t.Fatalf("ParsePage = %v, %v; want nil and a *htmlextract.DepthError", p, err)
+		t.Fatalf("ParsePage = %v, %v; want nil and a *page.DepthError", p, err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 	"github.com/browsertask/browsertask/internal/fuzzseed"
 )
 
@@ -224,13 +224,13 @@ func FuzzCompileSchema(f *testing.F) {
 }
 
 // fuzzPage is ParsePage for a fuzz input: markup nested deeper than the
-// parser reads is the one refusal (an *htmlextract.DepthError with a nil
+// parser reads is the one refusal (an *page.DepthError with a nil
 // Page), and the input is skipped; any other error fails.
 func fuzzPage(t *testing.T, src, finalURL string) *Page {
 	t.Helper()
 	p, err := ParsePage(src, finalURL)
 	if err != nil {
-		var de *htmlextract.DepthError
+		var de *page.DepthError
 		if !errors.As(err, &de) || p != nil {
 			t.Fatalf("ParsePage: %v (page %v), want only a DepthError with a nil page", err, p)
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/browsertask/browsertask/internal/fuzzseed"
 )
 
-// FuzzParseRef parses any reference against any base, as htmlextract
+// FuzzParseRef parses any reference against any base, as package page
 // resolves a page's links and the final URL. Invariants of the URL
 // Standard the callers rely on: a serialized URL is printable ASCII and
 // parses back to itself (so a URL stored, compared or deduplicated keeps

@@ -1,4 +1,4 @@
-// Package httpfetch fetches web pages over plain HTTP for the `render:
+// Package fetch fetches web pages over plain HTTP for the `render:
 // "http"` path of the extraction templates, under the same URL policy as
 // the browser, and tighter:
 //
@@ -26,7 +26,11 @@
 //
 // A Fetcher is made per run and reused for all its pages, so connections
 // are kept alive between pages of a host. It is safe for concurrent use.
-package httpfetch
+//
+// Callers read fetch.New(fetch.Options{…}), *fetch.Fetcher and
+// *fetch.Page; that it fetches over plain HTTP, not in a browser, is what
+// its place beside package page under internal/extract says.
+package fetch
 
 import (
 	"context"
@@ -45,8 +49,8 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/weburl"
 	"github.com/browsertask/browsertask/internal/netpolicy"
-	"github.com/browsertask/browsertask/internal/weburl"
 )
 
 // Defaults for the zero values of Options.
@@ -169,7 +173,7 @@ func New(o Options) (*Fetcher, error) {
 	}
 	jar, err := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
 	if err != nil {
-		return nil, fmt.Errorf("httpfetch: cookie jar: %w", err)
+		return nil, fmt.Errorf("fetch: cookie jar: %w", err)
 	}
 	if err := seedCookies(jar, o.Cookies); err != nil {
 		return nil, err
@@ -208,7 +212,7 @@ func seedCookies(jar http.CookieJar, cookies []*http.Cookie) error {
 		}
 		host := strings.TrimPrefix(c.Domain, ".")
 		if host == "" {
-			return fmt.Errorf("httpfetch: Options.Cookies[%d] (%s) has no Domain; give the host it belongs to (a leading dot for a domain cookie)", i, c.Name)
+			return fmt.Errorf("fetch: Options.Cookies[%d] (%s) has no Domain; give the host it belongs to (a leading dot for a domain cookie)", i, c.Name)
 		}
 		cp := *c
 		if !strings.HasPrefix(c.Domain, ".") {
@@ -299,7 +303,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 }
 
 // errFetchTimeout is the cause of a Fetch's own deadline.
-var errFetchTimeout = errors.New("httpfetch: the page did not answer before the deadline")
+var errFetchTimeout = errors.New("fetch: the page did not answer before the deadline")
 
 // get sends one GET for u.
 func (f *Fetcher) get(ctx context.Context, u string) (*http.Response, error) {

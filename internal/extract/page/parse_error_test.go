@@ -1,4 +1,4 @@
-package htmlextract
+package page
 
 import (
 	"errors"

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/browsertask/browsertask/structured"
+	"github.com/browsertask/browsertask/internal/extract/structured"
 )
 
 // scripted is an OpenAI-compatible chat-completions server that answers

@@ -1,5 +1,5 @@
-// Package htmlextract extracts a page's title, fields, visible text, links
-// and meta tags from its HTML without a browser, with the same output shape
+// Package page extracts a page's title, fields, visible text, links and
+// meta tags from its HTML without a browser, with the same output shape
 // and semantics as the browser path's extraction script
 // (templates/page_extract.go), so that `render: "http"` pages read like
 // browser-rendered ones wherever the page does not depend on JavaScript or
@@ -10,7 +10,7 @@
 // text) and selectors run on github.com/andybalholm/cascadia. The DOM is
 // made to look like a browser's: <template> contents are moved out of the
 // tree (querySelector does not see them), URLs resolve against <base href>
-// with the URL Standard's parser (internal/weburl), and values follow the
+// with the URL Standard's parser (package weburl), and values follow the
 // browser's reflections (a.href absolute, img.src absolute, getAttribute
 // otherwise).
 //
@@ -20,7 +20,11 @@
 // text-transform). Inline style attributes are read for display,
 // visibility and white-space. The visible text is an approximation of
 // innerText documented in text.go.
-package htmlextract
+//
+// The name reads at the call site as what it works on: page.ParseString,
+// page.Extract, page.DepthError. It is not "html", which would shadow
+// golang.org/x/net/html in this package and in its callers.
+package page
 
 import (
 	"bytes"
@@ -31,7 +35,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/browsertask/browsertask/internal/weburl"
+	"github.com/browsertask/browsertask/internal/extract/weburl"
 )
 
 // Document is a parsed page, ready for extraction. It is not safe for
@@ -52,7 +56,7 @@ type Document struct {
 }
 
 // Parse parses an HTML page whose final URL (after redirects) is pageURL.
-// The body must already be decoded to UTF-8 (httpfetch does that). An
+// The body must already be decoded to UTF-8 (package fetch does that). An
 // error comes from reading r or from markup nested deeper than MaxDepth
 // (a *DepthError): the parser refuses such a page whole, and the
 // Document is then nil.

@@ -9,6 +9,11 @@
 // budget, the schema restricted to the missing properties and the
 // caller's instruction, demands one JSON object, validates it, and asks
 // once more with the validation messages when it does not validate.
+//
+// It keeps the name modelfill under internal/extract rather than the
+// shorter "model": its callers (templates, cli) hold the configured
+// Sampler in variables and parameters named model, which would shadow
+// a package of that name exactly where it is used.
 package modelfill
 
 import "context"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/browsertask/browsertask/structured"
+	"github.com/browsertask/browsertask/internal/extract/structured"
 )
 
 // DefaultPageTokens is the page-text budget when Request.PageTokens is

@@ -1,4 +1,4 @@
-package httpfetch
+package fetch
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ var fuzzContentTypes = []string{
 
 // FuzzDecodeBody decodes any body under any Content-Type as a fetched page
 // is (BOM, header charset, <meta> prescan, windows-1252 default).
-// Invariants: the text is always valid UTF-8 (htmlextract and the
+// Invariants: the text is always valid UTF-8 (package page and the
 // database take it as such), an encoding name is always reported, and
 // decoding is deterministic; a body declared UTF-8 (or with a UTF-8 BOM)
 // that is valid UTF-8 comes back unchanged but for the BOM.

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/browsertask/browsertask/htmlextract"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // Page is one parsed page with the structured data it carries. Parse it
@@ -31,13 +31,13 @@ type Page struct {
 // the base for relative links and the last resort for a "url" property;
 // it may be empty. Broken markup parses as browsers do, and unreadable
 // JSON-LD blocks are skipped (see Notes); the one failure is markup
-// nested deeper than the parser reads (an *htmlextract.DepthError, with
+// nested deeper than the parser reads (an *page.DepthError, with
 // a nil Page): an empty page in its place would read as a page without
 // data.
 func ParsePage(src, finalURL string) (*Page, error) {
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
-		return nil, htmlextract.ParseError(err)
+		return nil, page.ParseError(err)
 	}
 	p := &Page{doc: doc, meta: map[string][]string{}, jsonldIDs: map[string]map[string]any{}}
 	if u, err := url.Parse(strings.TrimSpace(finalURL)); err == nil && u.IsAbs() {
