@@ -2,7 +2,6 @@ package templates
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -29,25 +28,11 @@ const (
 	renderHTTP    = "http"
 )
 
-// httpOptions is the extraction of opts for package page (the same JSON).
-func httpOptions(opts extractOptions) (page.Options, error) {
-	var o page.Options
-	b, err := json.Marshal(opts)
-	if err == nil {
-		err = json.Unmarshal(b, &o)
-	}
-	return o, err
-}
-
 // checkHTTPFields refuses the selectors package page cannot use (browser
 // extensions a parser does not have). Errors: INVALID_PARAMETER naming
 // the field.
 func checkHTTPFields(fields map[string]fieldSpec) error {
-	o, err := httpOptions(extractOptions{Fields: fields})
-	if err != nil {
-		return engine.Errorf(engine.InvalidParameter, "inputs.fields: %v", err).WithDetails(map[string]any{"field": "inputs.fields"})
-	}
-	bad := page.NewExtractor(o).FieldErrors()
+	bad := page.NewExtractor(page.Options{Fields: pageFields(fields)}).FieldErrors()
 	if len(bad) == 0 {
 		return nil
 	}
@@ -68,16 +53,12 @@ type httpExtractor struct {
 
 // newHTTPExtractor prepares the fetcher and the extractor. Errors:
 // EXECUTION_ERROR.
-func newHTTPExtractor(pol engine.URLPolicy, opts extractOptions, perPage time.Duration) (*httpExtractor, error) {
-	o, err := httpOptions(opts)
-	if err != nil {
-		return nil, engine.Wrap(engine.ExecutionError, err, "extraction options: %v", err)
-	}
+func newHTTPExtractor(pol engine.URLPolicy, opts page.Options, perPage time.Duration) (*httpExtractor, error) {
 	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: perPage})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
-	return &httpExtractor{f: f, ex: page.NewExtractor(o)}, nil
+	return &httpExtractor{f: f, ex: page.NewExtractor(opts)}, nil
 }
 
 // close releases the fetcher's connections.
@@ -113,11 +94,7 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 		out.Error = parseFailure(url, err, adviceBrowser)
 		return out, pg, nil
 	}
-	raw, err := json.Marshal(h.ex.Extract(doc))
-	if err == nil {
-		err = mergeExtracted(raw, out)
-	}
-	if err != nil {
+	if err := mergeResult(h.ex.Extract(doc), out); err != nil {
 		out.Error = engine.AsError(err)
 		return out, pg, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
@@ -137,7 +138,7 @@ func TestBatchExtractFieldsAndPartial(t *testing.T) {
 		fp.Meta["canonical"] != srv.URL("/static/fields.html") || fp.Meta["lang"] != "en" {
 		t.Fatalf("meta = %v", fp.Meta)
 	}
-	wantLinks := []pageLink{{srv.URL("/page/2"), "Next page"}, {srv.URL("/static/about.html"), "About"}, {"https://example.invalid/external", "External"}}
+	wantLinks := []page.Link{{Href: srv.URL("/page/2"), Text: "Next page"}, {Href: srv.URL("/static/about.html"), Text: "About"}, {Href: "https://example.invalid/external", Text: "External"}}
 	if !reflect.DeepEqual(fp.Links, wantLinks) {
 		t.Fatalf("links = %v", fp.Links)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // batchRun is one execution of batch_extract_pages: its inputs, the URL
@@ -17,7 +18,7 @@ type batchRun struct {
 	in   *batchInputs
 	pol  engine.URLPolicy
 	urls []string
-	opts extractOptions
+	opts page.Options
 	expr string
 }
 
@@ -32,8 +33,8 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		return nil, err
 	}
 	r := &batchRun{env: env, in: in, pol: t.policy(env.Profile()), urls: dedupe(in.URLs),
-		opts: extractOptions{Fields: in.Fields, Text: *in.IncludeText, Links: in.IncludeLinks,
-			Meta: in.IncludeMeta}.withCaps()}
+		opts: withCaps(page.Options{Fields: pageFields(in.Fields), Text: *in.IncludeText, Links: in.IncludeLinks,
+			Meta: in.IncludeMeta})}
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // crawl_site's frontier: every URL the crawl knows — done, being visited or
@@ -241,7 +242,7 @@ func (f *crawlFrontier) lowerLocked(found []string, d int) []string {
 
 // linkTargets returns a page's links normalised (normalizeLink), each
 // once, in page order, without the ones that are not http(s).
-func linkTargets(links []pageLink) []string {
+func linkTargets(links []page.Link) []string {
 	seen := make(map[string]bool, len(links))
 	out := make([]string, 0, len(links))
 	for _, l := range links {

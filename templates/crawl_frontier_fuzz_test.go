@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/browsertask/browsertask/internal/extract/page"
 	"github.com/browsertask/browsertask/internal/fuzzseed"
 )
 
@@ -40,7 +41,7 @@ func FuzzNormalizeLink(f *testing.F) {
 		if again := normalizeLink(n); again != n {
 			t.Fatalf("not idempotent: %q → %q → %q", raw, n, again)
 		}
-		targets := linkTargets([]pageLink{{Href: raw}, {Href: n}, {Href: " " + raw + " "}})
+		targets := linkTargets([]page.Link{{Href: raw}, {Href: n}, {Href: " " + raw + " "}})
 		if len(targets) != 1 || targets[0] != n {
 			t.Fatalf("linkTargets of three spellings of %q = %q, want [%q]", n, targets, n)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // crawlSim is a site for FuzzCrawlFrontier: pages 0..n-1, page 0 the
@@ -40,8 +41,8 @@ func newCrawlSim(n int, graph []byte) *crawlSim {
 func (s *crawlSim) url(k int) string { return fmt.Sprintf("http://h.test/p%d", k) }
 
 // page returns page k's links, each written one of several ways.
-func (s *crawlSim) page(k int) []pageLink {
-	var out []pageLink
+func (s *crawlSim) page(k int) []page.Link {
+	var out []page.Link
 	for j, to := range s.links[k] {
 		href := s.url(to)
 		switch s.spell[k][j] % 5 {
@@ -50,11 +51,11 @@ func (s *crawlSim) page(k int) []pageLink {
 		case 2:
 			href = " " + href + "#"
 		case 3:
-			out = append(out, pageLink{Href: "mailto:x@h.test"})
+			out = append(out, page.Link{Href: "mailto:x@h.test"})
 		case 4:
-			out = append(out, pageLink{Href: "javascript:void(0)"})
+			out = append(out, page.Link{Href: "javascript:void(0)"})
 		}
-		out = append(out, pageLink{Href: href})
+		out = append(out, page.Link{Href: href})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // frontierItem is the checkpoint of a finished page at depth with its
@@ -64,17 +65,17 @@ func TestCrawlFrontierLowersDepths(t *testing.T) {
 	g.rebuild(s, nil)
 	ctx := context.Background()
 	i0, _ := g.next(ctx) // s
-	push := g.finish(i0, &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: s, Links: []pageLink{{Href: a}, {Href: b}}}}})
+	push := g.finish(i0, &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: s, Links: []page.Link{{Href: a}, {Href: b}}}}})
 	push()
 	ia, _ := g.next(ctx) // a (depth 1)
 	ib, _ := g.next(ctx) // b (depth 1)
-	push = g.finish(ia, &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: a, Links: []pageLink{{Href: c}}}}})
+	push = g.finish(ia, &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: a, Links: []page.Link{{Href: c}}}}})
 	push()
 	ic, _ := g.next(ctx) // c (depth 2): allowed while b (depth 1) is in flight
 	if pool2.urls[ic] != c {
 		t.Fatalf("took %s, want %s", pool2.urls[ic], c)
 	}
-	push = g.finish(ic, &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: c, Links: []pageLink{{Href: y}}}}})
+	push = g.finish(ic, &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: c, Links: []page.Link{{Href: y}}}}})
 	push()
 	// y is at depth 3 and b (depth 1) is in flight: not handed out.
 	cctx, cancel := context.WithCancel(ctx)
@@ -82,7 +83,7 @@ func TestCrawlFrontierLowersDepths(t *testing.T) {
 	if i, ok := g.next(cctx); ok {
 		t.Fatalf("handed out %s at depth %d while a page of depth 1 was in flight", pool2.urls[i], g.depth(i))
 	}
-	cpB := &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: b, Links: []pageLink{{Href: y}, {Href: x}}}}}
+	cpB := &crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: b, Links: []page.Link{{Href: y}, {Href: x}}}}}
 	push = g.finish(ib, cpB)
 	push()
 	if got := cpB.Frontier.Lowered; len(got) != 1 || got[0] != y {

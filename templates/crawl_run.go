@@ -6,6 +6,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // crawlRun is one execution of crawl_site: a frontier (crawl_frontier.go)
@@ -34,7 +35,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
 	// Links are always extracted: they are the frontier. Checkpoints and
 	// pages.json keep them only when the inputs ask for them.
-	opts := extractOptions{Fields: in.Fields, Text: in.IncludeText, Links: true, Meta: in.IncludeMeta}.withCaps()
+	opts := withCaps(page.Options{Fields: pageFields(in.Fields), Text: in.IncludeText, Links: true, Meta: in.IncludeMeta})
 	r := &crawlRun{in: in}
 	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}

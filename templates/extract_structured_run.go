@@ -58,7 +58,7 @@ type structuredItem struct {
 	Frontier *crawlRecord `json:"frontier,omitempty"`
 	// links are the page's links, for a crawl's frontier (not stored:
 	// the frontier record keeps the ones it added).
-	links []pageLink
+	links []page.Link
 }
 
 // schemaHash is a short fingerprint of a run's options.outputSchema (the
@@ -330,7 +330,7 @@ func (r *structuredRun) fetch(ctx context.Context, f *fetch.Fetcher, url string)
 type parsedPage struct {
 	page  *structured.Page
 	found *structured.Result
-	links []pageLink
+	links []page.Link
 }
 
 // parse reads the schema's properties from the page's HTML doc (no
@@ -358,9 +358,7 @@ func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 			out.Error = parseFailure(out.URL, err, advice)
 			return nil
 		}
-		for _, l := range d.Links(maxLinksPerPage) {
-			pp.links = append(pp.links, pageLink{Href: l.Href, Text: l.Text})
-		}
+		pp.links = d.Links(maxLinksPerPage)
 	}
 	return pp
 }

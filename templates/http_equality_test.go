@@ -238,16 +238,12 @@ func comparePage(bp pageOut, pg *fetch.Page, res *page.Result) []string {
 	if bp.TextTruncated != res.TextTruncated {
 		add("textTruncated", bp.TextTruncated, res.TextTruncated)
 	}
-	bl := bp.Links
-	hl := make([]pageLink, 0, len(res.Links))
-	for _, l := range res.Links {
-		hl = append(hl, pageLink(l))
-	}
+	bl, hl := bp.Links, res.Links
 	if len(bl) != len(hl) {
 		add("link count", len(bl), len(hl))
 	}
 	for i := 0; i < len(bl) || i < len(hl); i++ {
-		var b, h pageLink
+		var b, h page.Link
 		if i < len(bl) {
 			b = bl[i]
 		}

@@ -11,12 +11,6 @@ import (
 	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
-// pageLink is one link of a page.
-type pageLink struct {
-	Href string `json:"href"`
-	Text string `json:"text"`
-}
-
 // pageOut is everything recorded for one URL (an item's output and one
 // entry of pages.json).
 type pageOut struct {
@@ -30,7 +24,7 @@ type pageOut struct {
 	FieldsCapped  map[string]page.FieldCap `json:"fieldsCapped,omitempty"`
 	Text          *string                  `json:"text,omitempty"`
 	TextTruncated bool                     `json:"textTruncated,omitempty"`
-	Links         []pageLink               `json:"links,omitempty"`
+	Links         []page.Link              `json:"links,omitempty"`
 	// FieldsOmitted is true in a result whose pages' fields passed
 	// maxResultBytes: this page's fields are in pages.json only.
 	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
@@ -47,42 +41,28 @@ type pageOut struct {
 	Error        *engine.Error `json:"error"`
 }
 
-// extracted is what the extraction script returns.
-type extracted struct {
-	URL            string                   `json:"url"`
-	Title          string                   `json:"title"`
-	Fields         map[string]any           `json:"fields"`
-	FieldErrors    map[string]string        `json:"fieldErrors"`
-	FieldsCapped   map[string]page.FieldCap `json:"fieldsCapped"`
-	Text           *string                  `json:"text"`
-	TextTruncated  bool                     `json:"textTruncated"`
-	Links          []pageLink               `json:"links"`
-	LinksTruncated bool                     `json:"linksTruncated"`
-	Meta           map[string]string        `json:"meta"`
-}
-
-// extractOptions configure the extraction script.
-type extractOptions struct {
-	Fields   map[string]fieldSpec `json:"fields"`
-	Text     bool                 `json:"text"`
-	Links    bool                 `json:"links"`
-	Meta     bool                 `json:"meta"`
-	MaxText  int                  `json:"maxText"`
-	MaxLinks int                  `json:"maxLinks"`
-	// The caps of the fields' values (internal/extract/page/caps.go), the same
-	// numbers on both paths; set by withCaps.
-	MaxValueChars     int `json:"maxValueChars"`
-	MaxFieldChars     int `json:"maxFieldChars"`
-	MaxValues         int `json:"maxValues"`
-	MaxPageFieldChars int `json:"maxPageFieldChars"`
-}
-
-// withCaps is o with the default text, link and field caps.
-func (o extractOptions) withCaps() extractOptions {
+// withCaps is o with the text, link and field caps of every extraction:
+// the same numbers on both paths (internal/extract/page/caps.go). Both
+// paths take the same page.Options: its JSON is the browser script's cfg,
+// and page.NewExtractor takes it as it is on the HTTP path.
+func withCaps(o page.Options) page.Options {
 	o.MaxText, o.MaxLinks = maxTextChars, maxLinksPerPage
 	o.MaxValueChars, o.MaxFieldChars = page.DefaultMaxValueChars, page.DefaultMaxFieldChars
 	o.MaxValues, o.MaxPageFieldChars = page.DefaultMaxValues, page.DefaultMaxPageFieldChars
 	return o
+}
+
+// pageFields is inputs.fields as package page's fields; nil stays nil, so
+// the script's cfg reads "fields": null as it always has.
+func pageFields(fields map[string]fieldSpec) map[string]page.Field {
+	if fields == nil {
+		return nil
+	}
+	out := make(map[string]page.Field, len(fields))
+	for name, f := range fields {
+		out[name] = page.Field(f)
+	}
+	return out
 }
 
 // extractJS collects title, fields, text, links and meta in one
@@ -183,7 +163,7 @@ const extractJS = `((cfg) => {
 // extract runs the extraction script in tab tb and merges it into out.
 // Errors: INVALID_PARAMETER naming the field whose selector is invalid, or
 // what Tab.Eval returns.
-func extract(ctx context.Context, tb *browser.Tab, o extractOptions, out *pageOut) error {
+func extract(ctx context.Context, tb *browser.Tab, o page.Options, out *pageOut) error {
 	expr, err := extractExpr(o)
 	if err != nil {
 		return err
@@ -196,7 +176,7 @@ func extract(ctx context.Context, tb *browser.Tab, o extractOptions, out *pageOu
 }
 
 // extractExpr is the extraction script configured by o.
-func extractExpr(o extractOptions) (string, error) {
+func extractExpr(o page.Options) (string, error) {
 	cfg, err := json.Marshal(o)
 	if err != nil {
 		return "", engine.Wrap(engine.ExecutionError, err, "encode extraction options: %v", err)
@@ -208,10 +188,19 @@ func extractExpr(o extractOptions) (string, error) {
 // INVALID_PARAMETER naming the field whose selector is invalid,
 // EXECUTION_ERROR when raw is not the script's shape.
 func mergeExtracted(raw json.RawMessage, out *pageOut) error {
-	var x extracted
+	var x page.Result
 	if err := json.Unmarshal(raw, &x); err != nil {
 		return engine.Wrap(engine.ExecutionError, err, "decode extracted page: %v", err)
 	}
+	return mergeResult(&x, out)
+}
+
+// mergeResult merges an extraction's result x into out: the browser
+// script's, decoded from its JSON (a page.Result's, field for field), or
+// package page's own on the HTTP path, with no JSON in between. It is the
+// one place a result becomes a pageOut. Errors: INVALID_PARAMETER naming
+// the field whose selector is invalid.
+func mergeResult(x *page.Result, out *pageOut) error {
 	if out.FinalURL == "" {
 		out.FinalURL = x.URL
 	}

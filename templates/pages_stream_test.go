@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
 // TestPagesWriterMatchesMarshalIndent: pages.json written page by page has
@@ -17,7 +18,7 @@ func TestPagesWriterMatchesMarshalIndent(t *testing.T) {
 	all := []*pageOut{
 		{URL: "http://a.test/", Fields: map[string]any{"x": []any{"1", nil}}, Text: &text},
 		{URL: "http://b.test/", Fields: map[string]any{}, Error: engine.Errorf(engine.StepExecutionFailed, "boom")},
-		{URL: "http://c.test/", Fields: map[string]any{}, Links: []pageLink{{Href: "http://c.test/x", Text: "x"}}, LinksTruncated: true},
+		{URL: "http://c.test/", Fields: map[string]any{}, Links: []page.Link{{Href: "http://c.test/x", Text: "x"}}, LinksTruncated: true},
 	}
 	for _, n := range []int{0, 1, 3} {
 		var b bytes.Buffer
@@ -42,7 +43,7 @@ func TestPagesWriterMatchesMarshalIndent(t *testing.T) {
 func TestSlimOutputDropsTextAndLinks(t *testing.T) {
 	text := strings.Repeat("t", 1000)
 	cp := crawlCheckpoint{crawlPageOut: crawlPageOut{pageOut: pageOut{URL: "http://a.test/", Title: "A", Text: &text,
-		Fields: map[string]any{"h": "x"}, Links: []pageLink{{Href: "http://a.test/1"}}, LinksTruncated: true}, Depth: 2},
+		Fields: map[string]any{"h": "x"}, Links: []page.Link{{Href: "http://a.test/1"}}, LinksTruncated: true}, Depth: 2},
 		Frontier: &crawlRecord{Added: []string{"http://a.test/1"}}}
 	raw, _ := json.Marshal(cp)
 	var got map[string]any

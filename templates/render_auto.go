@@ -407,8 +407,8 @@ func (a *autoRender) differences(h, b *pageOut) string {
 
 // sameLinkTargets reports whether two pages link to the same set of URLs
 // (order, repeats and link texts aside).
-func sameLinkTargets(a, b []pageLink) bool {
-	set := func(ls []pageLink) map[string]bool {
+func sameLinkTargets(a, b []page.Link) bool {
+	set := func(ls []page.Link) map[string]bool {
 		m := make(map[string]bool, len(ls))
 		for _, l := range ls {
 			m[l.Href] = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/page"
 	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
@@ -326,12 +327,12 @@ func (r *stepsRun) extract(ctx context.Context, st step, wait time.Duration) err
 		}
 	}
 	// The same caps as batch_extract_pages' fields (internal/extract/page/caps.go).
-	cfg, _ := json.Marshal(extractOptions{Fields: map[string]fieldSpec{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}}.withCaps())
+	cfg, _ := json.Marshal(withCaps(page.Options{Fields: map[string]page.Field{"v": {Selector: st.Selector, Attr: st.Attr, All: st.All}}}))
 	raw, err := r.tb.Eval(ctx, fmt.Sprintf(extractJS, cfg))
 	if err != nil {
 		return err
 	}
-	var x extracted
+	var x page.Result
 	if err := json.Unmarshal(raw, &x); err != nil {
 		return engine.Wrap(engine.ExecutionError, err, "decode extracted value: %v", err)
 	}
