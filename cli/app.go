@@ -85,7 +85,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		store.Close()
 		return nil, err
 	}
-	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: Version, Logger: log.With("component", "mcp"), Fixtures: cfg.devTemplates})
+	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: Version, Logger: log.With("component", "mcp"), Plugin: devPlugin(cfg)})
 	return &app{cfg: cfg, log: log, db: store, browser: bm, engine: eng, mcp: srv}, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -21,8 +20,9 @@ import (
 
 // MCP 2026-07-28 beside 2025-11-25 on one endpoint (versionRouter), the
 // Tasks extension on runs (tasks_ext.go), runs waiting for input
-// (tasks_input.go) and multi round-trip fixtures (fixtures_*.go), driven
-// with raw HTTP requests as a 2026-07-28 client sends them.
+// (tasks_input.go), driven with raw HTTP requests as a 2026-07-28 client
+// sends them. The conformance fixtures' own tools (multi round-trip,
+// tasks that ask) are tested in internal/conformance.
 
 // modernClient sends raw 2026-07-28 requests to one /mcp endpoint.
 type modernClient struct {
@@ -133,10 +133,10 @@ func (r modernReply) code() int {
 	return int(n)
 }
 
-// newModernServer serves a server with the fixtures over HTTP.
+// newModernServer serves a server over HTTP.
 func newModernServer(t *testing.T, eng Engine, opts HTTPOptions) *modernClient {
 	t.Helper()
-	srv := NewServer(eng, ServerOptions{Version: "test", Fixtures: true})
+	srv := NewServer(eng, ServerOptions{Version: "test"})
 	ts := httptest.NewServer(srv.HTTPHandler(opts))
 	t.Cleanup(ts.Close)
 	return &modernClient{t: t, url: ts.URL + "/mcp", token: opts.Token}
@@ -193,7 +193,7 @@ func TestModernDiscover(t *testing.T) {
 	for _, tool := range tools {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if len(names) < 20 || !slices.IsSorted(names) || list.result["resultType"] != "complete" {
+	if len(names) != 14 || !slices.IsSorted(names) || list.result["resultType"] != "complete" {
 		t.Fatalf("tools/list: %d %v", list.status, names)
 	}
 	// Per-request _meta is required: -32602 with HTTP 400.
@@ -309,104 +309,6 @@ func TestModernRunAsTask(t *testing.T) {
 	}
 }
 
-// TestModernTaskWaitsForInputAcrossProcesses: a fixture task asks for a
-// confirmation; another server on the same database (another process)
-// sees it input_required, delivers the answer through tasks/update, and
-// the task completes with the answer.
-func TestModernTaskWaitsForInputAcrossProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bt.db")
-	engA, _ := startEngine(t, engineOpts{path: path})
-	engB, _ := startEngine(t, engineOpts{path: path})
-	a := newModernServer(t, engA, HTTPOptions{})
-	b := newModernServer(t, engB, HTTPOptions{})
-
-	r := a.call("tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"target": "report.pdf"}}, modernOpts{})
-	if r.result == nil || r.result["resultType"] != "task" {
-		t.Fatalf("confirm_delete: %s", r.raw)
-	}
-	id := r.result["taskId"].(string)
-	waiting := b.pollTask(id, func(s string) bool { return s == "input_required" || terminalStatus(s) })
-	reqs, _ := waiting["inputRequests"].(map[string]any)
-	confirm, _ := reqs["confirm"].(map[string]any)
-	if waiting["status"] != "input_required" || confirm["method"] != "elicitation/create" {
-		t.Fatalf("waiting task = %v", waiting)
-	}
-	if msg := confirm["params"].(map[string]any)["message"]; msg != "Delete report.pdf?" {
-		t.Errorf("message = %v", msg)
-	}
-	// An unknown key is ignored; a response that is not an object is -32602.
-	if ack := b.call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"nope": map[string]any{"action": "accept"}}}, modernOpts{}); ack.code() != 0 {
-		t.Fatalf("tasks/update with an unknown key: %s", ack.raw)
-	}
-	if bad := b.call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"confirm": "yes"}}, modernOpts{}); bad.code() != -32602 {
-		t.Fatalf("tasks/update with a string response: %s", bad.raw)
-	}
-	ack := b.call("tasks/update", map[string]any{"taskId": id,
-		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}, modernOpts{})
-	if ack.result == nil || ack.result["resultType"] != "complete" {
-		t.Fatalf("tasks/update: %s", ack.raw)
-	}
-	done := a.pollTask(id, terminalStatus)
-	content := done["result"].(map[string]any)["content"].([]any)[0].(map[string]any)
-	if done["status"] != "completed" || content["text"] != "Deleted report.pdf" {
-		t.Fatalf("answered task = %v", done)
-	}
-	// The same task, legacy view: the run succeeded.
-	run, err := engB.Get(context.Background(), id)
-	if err != nil || run.Status != engine.StatusSucceeded {
-		t.Fatalf("run = %+v, %v", run, err)
-	}
-}
-
-// TestModernTaskFailures: a tool error is completed with isError; a
-// JSON-RPC failure is failed with the error; a tool that needs a task
-// from a client without the extension is -32021.
-func TestModernTaskFailures(t *testing.T) {
-	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
-	r := c.call("tools/call", map[string]any{"name": "failing_job"}, modernOpts{})
-	got := c.pollTask(r.result["taskId"].(string), terminalStatus)
-	if res := got["result"].(map[string]any); got["status"] != "completed" || res["isError"] != true {
-		t.Errorf("failing_job = %v", got)
-	}
-	r = c.call("tools/call", map[string]any{"name": "protocol_error_job"}, modernOpts{})
-	got = c.pollTask(r.result["taskId"].(string), terminalStatus)
-	if e, _ := got["error"].(map[string]any); got["status"] != "failed" || e["code"] != float64(-32603) || got["result"] != nil {
-		t.Errorf("protocol_error_job = %v", got)
-	}
-	if r := c.call("tools/call", map[string]any{"name": "failing_job"}, modernOpts{noTasks: true}); r.code() != -32021 || r.status != 400 {
-		t.Errorf("failing_job without the extension: %d %s", r.status, r.raw)
-	}
-}
-
-// TestModernRequestStateIsSigned: an input_required answer carries a
-// requestState; the retry with it completes, a tampered one is -32602.
-func TestModernRequestStateIsSigned(t *testing.T) {
-	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
-	call := func(args map[string]any) modernReply {
-		args["name"] = "test_input_required_result_request_state"
-		return c.call("tools/call", args, modernOpts{})
-	}
-	first := call(map[string]any{})
-	state, _ := first.result["requestState"].(string)
-	if first.result["resultType"] != "input_required" || state == "" {
-		t.Fatalf("round 1: %s", first.raw)
-	}
-	answer := map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}
-	if r := call(map[string]any{"inputResponses": answer, "requestState": state + "x"}); r.code() != -32602 {
-		t.Fatalf("tampered state: %s", r.raw)
-	}
-	r := call(map[string]any{"inputResponses": answer, "requestState": state})
-	if r.result["resultType"] != "complete" || !strings.Contains(r.raw, "state-ok") {
-		t.Fatalf("round 2: %s", r.raw)
-	}
-	// A client that declared no elicitation is not asked through it.
-	caps := c.call("tools/call", map[string]any{"name": "test_input_required_result_capabilities"},
-		modernOpts{caps: map[string]any{"sampling": map[string]any{}}})
-	if reqs, _ := caps.result["inputRequests"].(map[string]any); len(reqs) != 1 || reqs["greeting"] == nil {
-		t.Fatalf("sampling-only client was asked %v", caps.raw)
-	}
-}
-
 // TestModernRequestsPassTheGuards: 2026-07-28 requests meet the same
 // Host, Origin and token checks as the older ones.
 func TestModernRequestsPassTheGuards(t *testing.T) {
@@ -511,10 +413,10 @@ func TestGoClientModernOverHTTP(t *testing.T) {
 	}
 }
 
-// TestFixturesOnlyWithTheFlag: without ServerOptions.Fixtures
-// (--dev-templates) none of the conformance fixtures exists, and prompts
-// are not served.
-func TestFixturesOnlyWithTheFlag(t *testing.T) {
+// TestNoFixturesWithoutAPlugin: without ServerOptions.Plugin (the cli
+// sets one with --dev-templates) none of the conformance fixtures exists,
+// and prompts are not served.
+func TestNoFixturesWithoutAPlugin(t *testing.T) {
 	srv := NewServer(newEngine(t, engine.Config{}), ServerOptions{Version: "test"})
 	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
 	t.Cleanup(ts.Close)

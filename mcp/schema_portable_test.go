@@ -12,28 +12,23 @@ import (
 // The tools' schemas are portable in the sense of the MCP Inspector's
 // schema check (engine.PortabilityFindings mirrors its rules): no type
 // arrays, no subschema that accepts any value, no bare boolean schemas and
-// no remote $ref. Checked on the schemas as a client receives them, with
-// and without the conformance fixtures (--dev-templates). The templates'
-// own schemas are checked in package templates.
+// no remote $ref. Checked on the schemas as a client receives them. The
+// conformance fixtures' schemas are checked in internal/conformance, the
+// templates' own schemas in package templates.
 func TestToolSchemasArePortable(t *testing.T) {
-	eng := newEngine(t, engine.Config{})
-	for _, fixtures := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fixtures=%v", fixtures), func(t *testing.T) {
-			tc := connectClient(t, NewServer(eng, ServerOptions{Version: "test", Fixtures: fixtures}))
-			if want := map[bool]int{false: 14, true: 37}[fixtures]; len(tc.tools) != want {
-				t.Fatalf("%d tools listed, want %d", len(tc.tools), want)
+	tc := connectClient(t, NewServer(newEngine(t, engine.Config{}), ServerOptions{Version: "test"}))
+	if len(tc.tools) != 14 {
+		t.Fatalf("%d tools listed, want 14", len(tc.tools))
+	}
+	for name, tool := range tc.tools {
+		for kind, schema := range map[string]any{"inputSchema": tool.InputSchema, "outputSchema": tool.OutputSchema} {
+			if schema == nil {
+				continue
 			}
-			for name, tool := range tc.tools {
-				for kind, schema := range map[string]any{"inputSchema": tool.InputSchema, "outputSchema": tool.OutputSchema} {
-					if schema == nil {
-						continue
-					}
-					for _, f := range lintAdvertised(t, schema) {
-						t.Errorf("%s %s: %s", name, kind, f)
-					}
-				}
+			for _, f := range lintAdvertised(t, schema) {
+				t.Errorf("%s %s: %s", name, kind, f)
 			}
-		})
+		}
 	}
 }
 

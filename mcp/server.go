@@ -53,9 +53,11 @@ type ServerOptions struct {
 	Version string
 	// Logger receives the server's logs (stderr); nil discards them.
 	Logger *slog.Logger
-	// Fixtures adds the conformance suite's fixture tools, prompt and
-	// resource (fixtures_tools.go); --dev-templates sets it.
-	Fixtures bool
+	// Plugin, when set, adds its own tools, prompts and resources and
+	// answers for the runs they start (plugin.go); with --dev-templates
+	// the cli plugs in the conformance suite's fixtures
+	// (internal/conformance). nil serves the product's tools only.
+	Plugin Plugin
 }
 
 // Server is the browsertask MCP server: one SDK server carrying the seven
@@ -66,9 +68,11 @@ type Server struct {
 	log   *slog.Logger
 	sdk   *sdk.Server
 	tasks *taskLayer
-	// fixtures are the conformance fixtures; nil unless
-	// ServerOptions.Fixtures.
-	fixtures *fixtureSet
+	// plugin is ServerOptions.Plugin (nil without one).
+	plugin Plugin
+	// servesPrompts is whether the declared capabilities include prompts
+	// (only a plugin adds any); without them prompts/* is -32601.
+	servesPrompts bool
 	// resourceMax is the largest artifact served whole as a resource
 	// (MaxResourceArtifactBytes; tests lower it).
 	resourceMax int64
@@ -109,16 +113,15 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 	if version == "" {
 		version = "dev"
 	}
-	s := &Server{eng: eng, log: log, resourceMax: MaxResourceArtifactBytes}
+	s := &Server{eng: eng, log: log, plugin: opts.Plugin, resourceMax: MaxResourceArtifactBytes}
 	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{},
 		// The Tasks extension; 2025-11-25 clients get capabilities.tasks
 		// in initialize instead (tasksMiddleware).
 		Extensions: map[string]any{tasksExtension: map[string]any{}}}
-	if opts.Fixtures {
-		// The fixtures change their lists (test_trigger_*_change).
-		caps.Tools.ListChanged = true
-		caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
+	if s.plugin != nil {
+		s.plugin.Capabilities(caps)
 	}
+	s.servesPrompts = caps.Prompts != nil
 	s.sdk = sdk.NewServer(
 		&sdk.Implementation{Name: serverName, Title: "browsertask", Version: version},
 		&sdk.ServerOptions{
@@ -133,8 +136,8 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 		s.addTool(t)
 	}
 	s.addResources()
-	if opts.Fixtures {
-		s.installFixtures()
+	if s.plugin != nil {
+		s.plugin.Install(s.sdk, &PluginHost{s: s})
 	}
 	if err := s.installTasks(tools); err != nil {
 		// Only a broken built-in schema gets here (caught by the tests);

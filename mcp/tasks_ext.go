@@ -161,7 +161,7 @@ func (s *Server) detailedTask(ctx context.Context, run *engine.Run) *detailedTas
 	switch {
 	case run.Status == engine.StatusCanceled:
 	case run.Status.Terminal():
-		if rpcErr := s.fixtureRPCError(run); rpcErr != nil {
+		if _, rpcErr := s.pluginAnswer(run); rpcErr != nil {
 			res.Status = taskFailed
 			res.Error = rpcErr
 			break
@@ -188,7 +188,7 @@ func completeToolResult(r *sdk.CallToolResult) json.RawMessage {
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(text("the task's result does not encode: %v", err))
+		b, _ = json.Marshal(&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("the task's result does not encode: %v", err)}}})
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(b, &obj) != nil {
@@ -200,9 +200,9 @@ func completeToolResult(r *sdk.CallToolResult) json.RawMessage {
 }
 
 // toolResultOf is the CallToolResult of a finished run as its tool answers
-// it: a fixture tool's own result, or run_task_template's sync answer.
+// it: a Plugin tool's own result, or run_task_template's sync answer.
 func (s *Server) toolResultOf(ctx context.Context, run *engine.Run) *sdk.CallToolResult {
-	if res := s.fixtureToolResult(run); res != nil {
+	if res, _ := s.pluginAnswer(run); res != nil {
 		return res
 	}
 	return s.syncAnswer(ctx, run, dedupInfo{})

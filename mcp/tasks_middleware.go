@@ -82,11 +82,12 @@ func (s *Server) tasksMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			return reshapeResult(res, markTaskTools)
 		case "prompts/list", "prompts/get":
-			if s.fixtures != nil {
+			if s.servesPrompts {
 				break
 			}
-			// The server has no prompts and does not declare the
-			// capability; the SDK would answer an empty list anyway.
+			// The server has no prompts (only a Plugin adds any) and does
+			// not declare the capability; the SDK would answer an empty
+			// list anyway.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (this server has no prompts)", method)}
 		case methodToolsCall:
 			call, ok := req.(*sdk.CallToolRequest)

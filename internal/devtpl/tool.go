@@ -15,7 +15,7 @@ const ToolJobID = "dev_tool_job"
 
 // ToolJob is the "dev_tool_job" template: the durable body of the MCP
 // fixture tools that answer with a task (the conformance suite's
-// slow_compute, confirm_delete, ...; mcp/fixtures.go). It sleeps sleepMs,
+// slow_compute, confirm_delete, ...; internal/conformance). It sleeps sleepMs,
 // then asks every question of ask at once and waits for all the answers,
 // then ends: failed with rpcError in its details when one is given,
 // otherwise succeeded with {tool, arguments, answers}, which the fixture

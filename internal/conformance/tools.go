@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 the conformance fixtures ask through sampling and roots: deprecated by SEP-2577, still part of MCP 2026-07-28 and of the suite's scenarios.
 
-package mcp
+package conformance
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// fixtureTools lists the conformance fixture tools (see fixtures_tools.go).
-func (s *Server) fixtureTools() []fixtureTool {
+// fixtureTools lists the conformance fixture tools (see fixtures.go).
+func (fs *Fixtures) fixtureTools() []fixtureTool {
 	nameInput := map[string]any{"type": "object", "properties": map[string]any{"name": stringField}}
 	userName := func(fixtureCall) sdk.InputRequestMap {
 		return sdk.InputRequestMap{"user_name": elicit("What is your name?", map[string]any{"name": stringField}, "name")}
@@ -48,53 +48,53 @@ func (s *Server) fixtureTools() []fixtureTool {
 					return nil, requireCapability("elicitation")
 				}
 				if miss := c.missing(userName(c)); len(miss) > 0 {
-					return s.ask("test_streaming_elicitation", c, miss), nil
+					return fs.ask("test_streaming_elicitation", c, miss), nil
 				}
 				return text("Hello, %s!", elicitedString(c.answers["user_name"], "name")), nil
 			}},
 		{name: "test_trigger_tool_change", description: "Conformance fixture: adds or removes a probe tool (tools list_changed).",
 			call: func(context.Context, fixtureCall) (*sdk.CallToolResult, error) {
-				s.toggleProbe(false)
+				fs.toggleProbe(false)
 				return text("tools changed"), nil
 			}},
 		{name: "test_trigger_prompt_change", description: "Conformance fixture: adds or removes a probe prompt (prompts list_changed).",
 			call: func(context.Context, fixtureCall) (*sdk.CallToolResult, error) {
-				s.toggleProbe(true)
+				fs.toggleProbe(true)
 				return text("prompts changed"), nil
 			}},
 
 		// Multi round-trip requests (SEP-2322), ephemeral.
-		s.mrtrTool("test_input_required_result_elicitation", "Conformance fixture: asks for a name (input_required), then greets.", userName,
+		fs.mrtrTool("test_input_required_result_elicitation", "Conformance fixture: asks for a name (input_required), then greets.", userName,
 			func(c fixtureCall) *sdk.CallToolResult {
 				return text("Hello, %s!", elicitedString(c.answers["user_name"], "name"))
 			}),
-		s.mrtrTool("test_input_required_result_sampling", "Conformance fixture: asks the client's model a question (input_required).",
+		fs.mrtrTool("test_input_required_result_sampling", "Conformance fixture: asks the client's model a question (input_required).",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"capital_question": sampling("What is the capital of France?", 100)}
 			},
 			func(c fixtureCall) *sdk.CallToolResult {
 				return text("The model said: %s", sampledText(c.answers["capital_question"]))
 			}),
-		s.mrtrTool("test_input_required_result_list_roots", "Conformance fixture: asks for the client's roots (input_required).",
+		fs.mrtrTool("test_input_required_result_list_roots", "Conformance fixture: asks for the client's roots (input_required).",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"client_roots": &sdk.ListRootsParams{}}
 			},
 			func(c fixtureCall) *sdk.CallToolResult {
 				return text("Roots: %s", joinRoots(rootURIs(c.answers["client_roots"])))
 			}),
-		s.mrtrTool("test_input_required_result_request_state", "Conformance fixture: asks for a confirmation, with a signed requestState.",
+		fs.mrtrTool("test_input_required_result_request_state", "Conformance fixture: asks for a confirmation, with a signed requestState.",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"confirm": elicit("Please confirm", map[string]any{"ok": map[string]any{"type": "boolean"}}, "ok")}
 			},
 			func(c fixtureCall) *sdk.CallToolResult {
 				return text("state-ok: the requestState of round %d was verified", c.round)
 			}),
-		s.mrtrTool("test_input_required_result_tampered_state", "Conformance fixture: a signed requestState; a tampered one is refused (-32602).",
+		fs.mrtrTool("test_input_required_result_tampered_state", "Conformance fixture: a signed requestState; a tampered one is refused (-32602).",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{"confirm": elicit("Please confirm", map[string]any{"ok": map[string]any{"type": "boolean"}}, "ok")}
 			},
 			func(fixtureCall) *sdk.CallToolResult { return text("state-ok") }),
-		s.mrtrTool("test_input_required_result_multiple_inputs", "Conformance fixture: asks for a name, a model greeting and the roots at once.",
+		fs.mrtrTool("test_input_required_result_multiple_inputs", "Conformance fixture: asks for a name, a model greeting and the roots at once.",
 			func(fixtureCall) sdk.InputRequestMap {
 				return sdk.InputRequestMap{
 					"user_name":    elicit("What is your name?", map[string]any{"name": stringField}, "name"),
@@ -110,11 +110,11 @@ func (s *Server) fixtureTools() []fixtureTool {
 			call: func(_ context.Context, c fixtureCall) (*sdk.CallToolResult, error) {
 				step1 := sdk.InputRequestMap{"step1": elicit("Step 1: What is your name?", map[string]any{"name": stringField}, "name")}
 				if miss := c.missing(step1); len(miss) > 0 {
-					return s.ask("test_input_required_result_multi_round", c, miss), nil
+					return fs.ask("test_input_required_result_multi_round", c, miss), nil
 				}
 				step2 := sdk.InputRequestMap{"step2": elicit("Step 2: What is your favorite color?", map[string]any{"color": stringField}, "color")}
 				if miss := c.missing(step2); len(miss) > 0 {
-					return s.ask("test_input_required_result_multi_round", c, miss), nil
+					return fs.ask("test_input_required_result_multi_round", c, miss), nil
 				}
 				return text("%s likes %s", elicitedString(c.answers["step1"], "name"), elicitedString(c.answers["step2"], "color")), nil
 			}},
@@ -134,7 +134,7 @@ func (s *Server) fixtureTools() []fixtureTool {
 					return text("the client declared none of elicitation, sampling, roots: nothing to ask"), nil
 				}
 				if miss := c.missing(want); len(miss) > 0 {
-					return s.ask("test_input_required_result_capabilities", c, miss), nil
+					return fs.ask("test_input_required_result_capabilities", c, miss), nil
 				}
 				return text("answered: %v", sortedKeys(c.answers)), nil
 			}},

@@ -1,28 +1,29 @@
 //lint:file-ignore SA1019 the conformance fixtures ask through sampling and roots: deprecated by SEP-2577, still part of MCP 2026-07-28 and of the suite's scenarios.
 
-package mcp
+// Package conformance holds the fixture tools, resource and prompt the
+// official MCP conformance suite names (`conformance list` describes
+// each). They are not product tools, so they live outside the MCP server
+// and plug into it as an mcp.Plugin, only with browsertask
+// --dev-templates, as the go-sdk keeps its conformance server
+// (conformance/everything-server) outside the SDK. Tools that answer with
+// a task run their work as durable runs of the dev_tool_job template
+// (internal/devtpl), through the engine like every run, so the suite
+// exercises the real task machinery; the ephemeral multi round-trip tools
+// keep their rounds in an HMAC-signed requestState (state.go).
+package conformance
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// The fixture tools, resource and prompt the official conformance suite
-// names (`conformance list` describes each), served only with
-// ServerOptions.Fixtures (browsertask --dev-templates). Tools that answer
-// with a task run their work as durable runs of the dev_tool_job template,
-// through the engine like every run, so the suite exercises the real task
-// machinery; the ephemeral multi round-trip tools keep their rounds in an
-// HMAC-signed requestState (fixtures_state.go).
 
 // Task support of a fixture tool.
 const (
@@ -106,28 +107,51 @@ func (c fixtureCall) caps() *sdk.ClientCapabilities {
 	return &sdk.ClientCapabilities{}
 }
 
-// fixtureSet is the Server's fixture tools by name, and what the list
-// changed probes toggle.
-type fixtureSet struct {
+// Fixtures is the conformance suite's fixtures as an mcp.Plugin: the
+// fixture tools by name, the key of their requestState, and what the list
+// changed probes toggle. Make one with New per server; it is safe for
+// concurrent use once installed.
+type Fixtures struct {
 	tools map[string]fixtureTool
 	state *stateSigner
+	// srv and host are the server the fixtures are installed on (Install).
+	srv  *sdk.Server
+	host *mcp.PluginHost
 
 	mu          sync.Mutex
 	probeTool   bool
 	probePrompt bool
 }
 
-// installFixtures registers the fixture tools, prompt and resource.
-func (s *Server) installFixtures() {
-	fs := &fixtureSet{tools: map[string]fixtureTool{}, state: newStateSigner()}
-	s.fixtures = fs
-	for _, f := range s.fixtureTools() {
-		fs.tools[f.name] = f
-		s.addFixtureTool(f)
+// The fixtures plug into the MCP server.
+var _ mcp.Plugin = (*Fixtures)(nil)
+
+// New returns the fixtures, ready to be passed as mcp.ServerOptions.Plugin
+// of one server.
+func New() *Fixtures {
+	return &Fixtures{tools: map[string]fixtureTool{}, state: newStateSigner()}
+}
+
+// Capabilities declares listChanged for tools and prompts: the
+// test_trigger_*_change fixtures add and remove a probe of each.
+func (fs *Fixtures) Capabilities(caps *sdk.ServerCapabilities) {
+	if caps.Tools == nil {
+		caps.Tools = &sdk.ToolCapabilities{}
 	}
-	s.sdk.AddPrompt(&sdk.Prompt{Name: "test_input_required_result_prompt",
-		Description: "Conformance fixture: asks for context through input_required, then returns a prompt using it."}, s.fixturePrompt)
-	s.sdk.AddResource(&sdk.Resource{URI: "test://static-text", Name: "static-text",
+	caps.Tools.ListChanged = true
+	caps.Prompts = &sdk.PromptCapabilities{ListChanged: true}
+}
+
+// Install registers the fixture tools, prompt and resource on srv.
+func (fs *Fixtures) Install(srv *sdk.Server, host *mcp.PluginHost) {
+	fs.srv, fs.host = srv, host
+	for _, f := range fs.fixtureTools() {
+		fs.tools[f.name] = f
+		fs.addTool(f)
+	}
+	srv.AddPrompt(&sdk.Prompt{Name: "test_input_required_result_prompt",
+		Description: "Conformance fixture: asks for context through input_required, then returns a prompt using it."}, fs.prompt)
+	srv.AddResource(&sdk.Resource{URI: "test://static-text", Name: "static-text",
 		Description: "Conformance fixture: a static text resource.", MIMEType: "text/plain"},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://static-text", MIMEType: "text/plain",
@@ -135,14 +159,14 @@ func (s *Server) installFixtures() {
 		})
 }
 
-// addFixtureTool registers one fixture tool with the SDK.
-func (s *Server) addFixtureTool(f fixtureTool) {
+// addTool registers one fixture tool with the SDK.
+func (fs *Fixtures) addTool(f fixtureTool) {
 	input := f.input
 	if input == nil {
 		input = map[string]any{"type": "object"}
 	}
 	raw, _ := json.Marshal(input)
-	s.sdk.AddTool(&sdk.Tool{Name: f.name, Description: f.description, InputSchema: json.RawMessage(raw)},
+	fs.srv.AddTool(&sdk.Tool{Name: f.name, Description: f.description, InputSchema: json.RawMessage(raw)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			args := map[string]any{}
 			if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
@@ -152,7 +176,7 @@ func (s *Server) addFixtureTool(f fixtureTool) {
 			}
 			c := fixtureCall{req: req, args: args, answers: map[string]json.RawMessage{}}
 			if st := req.Params.RequestState; st != "" {
-				prev, err := s.fixtures.state.verify(st, f.name)
+				prev, err := fs.state.verify(st, f.name)
 				if err != nil {
 					return nil, err
 				}
@@ -170,27 +194,27 @@ func (s *Server) addFixtureTool(f fixtureTool) {
 			}
 			if f.before != nil {
 				if miss := c.missing(f.before(c)); len(miss) > 0 {
-					return s.ask(f.name, c, miss), nil
+					return fs.ask(f.name, c, miss), nil
 				}
 			}
 			if f.job != nil {
-				return s.fixtureTask(ctx, f, c)
+				return fs.task(ctx, f, c)
 			}
 			return f.call(ctx, c)
 		})
 }
 
-// fixtureTask runs a task tool's job as a durable run: a task for a
-// client of the Tasks extension; otherwise -32021 when the tool requires
-// a task, or the finished result when it can wait for it.
-func (s *Server) fixtureTask(ctx context.Context, f fixtureTool, c fixtureCall) (*sdk.CallToolResult, error) {
-	slot := taskSlotFrom(ctx)
-	if slot == nil && f.task == taskRequired {
-		return nil, errMissingTasksCapability()
+// task runs a task tool's job as a durable run: a task for a client of
+// the Tasks extension; otherwise -32021 when the tool requires a task, or
+// the finished result when it can wait for it.
+func (fs *Fixtures) task(ctx context.Context, f fixtureTool, c fixtureCall) (*sdk.CallToolResult, error) {
+	canTask := fs.host.TaskAllowed(ctx)
+	if !canTask && f.task == taskRequired {
+		return nil, fs.host.ErrTaskRequired()
 	}
 	job := f.job(c)
-	if slot == nil && len(job.Ask) > 0 {
-		return nil, errMissingTasksCapability() // it would wait for input nobody can give
+	if !canTask && len(job.Ask) > 0 {
+		return nil, fs.host.ErrTaskRequired() // it would wait for input nobody can give
 	}
 	if len(job.Ask) > 0 && c.caps().Elicitation == nil {
 		return nil, requireCapability("elicitation") // ask only through what the client declared
@@ -202,50 +226,28 @@ func (s *Server) fixtureTask(ctx context.Context, f fixtureTool, c fixtureCall) 
 		toolJob
 	}{f.name, args, job})
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: " + err.Error()}
 	}
-	sub, err := s.eng.Submit(ctx, engine.SubmitRequest{TemplateID: devtpl.ToolJobID, Inputs: inputs, Mode: engine.ModeAsync})
-	if err != nil {
-		return nil, errDomainParams(err)
-	}
-	if offerTask(ctx, sub.Run, false) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "task " + sub.Run.RunID}}}, nil
-	}
-	run, err := s.eng.Wait(ctx, sub.Run.RunID, nil)
-	if err != nil {
-		return nil, errInternal(err)
-	}
-	if rpcErr := s.fixtureRPCError(run); rpcErr != nil {
-		return nil, rpcErr
-	}
-	return s.toolResultOf(ctx, run), nil
+	return fs.host.Run(ctx, engine.SubmitRequest{TemplateID: devtpl.ToolJobID, Inputs: inputs})
 }
 
-// text is a CallToolResult of one text block.
-func text(format string, args ...any) *sdk.CallToolResult {
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
+// requireCapability is -32021 naming a client capability.
+func requireCapability(name string) *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{name: map[string]any{}}})
+	return &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities,
+		Message: fmt.Sprintf("Missing required client capability: this tool needs %s; declare it in clientCapabilities", name), Data: data}
 }
 
-// elicit is an elicitation/create input request for one string field.
-func elicit(message string, props map[string]any, required ...string) sdk.InputRequest {
-	return &sdk.ElicitParams{Mode: "form", Message: message,
-		RequestedSchema: map[string]any{"type": "object", "properties": props, "required": required}}
-}
-
-// stringField is a string property of a requested schema.
-var stringField = map[string]any{"type": "string"}
-
-// sampling is a sampling/createMessage input request.
-func sampling(prompt string, maxTokens int64) sdk.InputRequest {
-	return &sdk.CreateMessageParams{MaxTokens: maxTokens,
-		Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: prompt}}}}
+// errInvalidParams is -32602 with a message that says what to change.
+func errInvalidParams(format string, args ...any) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
 // ask answers input_required for reqs, carrying the answers gathered so
 // far in a signed requestState for round+1.
-func (s *Server) ask(tool string, c fixtureCall, reqs sdk.InputRequestMap) *sdk.CallToolResult {
+func (fs *Fixtures) ask(tool string, c fixtureCall, reqs sdk.InputRequestMap) *sdk.CallToolResult {
 	return &sdk.CallToolResult{InputRequests: reqs,
-		RequestState: s.fixtures.state.sign(roundState{Tool: tool, Round: c.round + 1, Answers: c.answers})}
+		RequestState: fs.state.sign(roundState{Tool: tool, Round: c.round + 1, Answers: c.answers})}
 }
 
 // missing are the keys of want without a usable answer in c: an accepted
@@ -283,86 +285,21 @@ func usableAnswer(r sdk.InputRequest, raw json.RawMessage) bool {
 	return false
 }
 
-// elicitedString is the string field of an accepted elicitation answer.
-func elicitedString(raw json.RawMessage, field string) string {
-	var r struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
-	}
-	if json.Unmarshal(raw, &r) != nil || r.Action != "accept" {
-		return ""
-	}
-	v, _ := r.Content[field].(string)
-	return v
-}
-
-// sampledText is the text of a sampling answer.
-func sampledText(raw json.RawMessage) string {
-	var r struct {
-		Content struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	return r.Content.Text
-}
-
-// rootURIs lists the roots of a roots/list answer.
-func rootURIs(raw json.RawMessage) []string {
-	var r struct {
-		Roots []struct {
-			URI string `json:"uri"`
-		} `json:"roots"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	var out []string
-	for _, root := range r.Roots {
-		out = append(out, root.URI)
-	}
-	return out
-}
-
 // mrtrTool is a fixture that asks want (all at once) and answers with
 // done once every answer is in; a retry missing some asks again for those.
-func (s *Server) mrtrTool(name, description string, want func(c fixtureCall) sdk.InputRequestMap, done func(c fixtureCall) *sdk.CallToolResult) fixtureTool {
+func (fs *Fixtures) mrtrTool(name, description string, want func(c fixtureCall) sdk.InputRequestMap, done func(c fixtureCall) *sdk.CallToolResult) fixtureTool {
 	return fixtureTool{name: name, description: description,
 		call: func(_ context.Context, c fixtureCall) (*sdk.CallToolResult, error) {
 			if miss := c.missing(want(c)); len(miss) > 0 {
-				return s.ask(name, c, miss), nil
+				return fs.ask(name, c, miss), nil
 			}
 			return done(c), nil
 		}}
 }
 
-// requireCapability is -32021 naming a client capability.
-func requireCapability(name string) *jsonrpc.Error {
-	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{name: map[string]any{}}})
-	return &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities,
-		Message: fmt.Sprintf("Missing required client capability: this tool needs %s; declare it in clientCapabilities", name), Data: data}
-}
-
-// jsonSchemaFixture is json_schema_2020_12_tool's input schema: 2020-12
-// keywords the server must pass through untouched.
-var jsonSchemaFixture = map[string]any{
-	"$schema": "https://json-schema.org/draft/2020-12/schema",
-	"type":    "object",
-	"$defs": map[string]any{"address": map[string]any{"$anchor": "addressDef", "type": "object",
-		"properties": map[string]any{"street": stringField, "city": stringField}}},
-	"properties": map[string]any{
-		"name": stringField, "address": map[string]any{"$ref": "#/$defs/address"},
-		"contactMethod": map[string]any{"type": "string", "enum": []string{"phone", "email"}},
-		"phone":         stringField, "email": stringField,
-	},
-	"allOf":                []any{map[string]any{"anyOf": []any{map[string]any{"required": []string{"phone"}}, map[string]any{"required": []string{"email"}}}}},
-	"if":                   map[string]any{"properties": map[string]any{"contactMethod": map[string]any{"const": "phone"}}, "required": []string{"contactMethod"}},
-	"then":                 map[string]any{"required": []string{"phone"}},
-	"else":                 map[string]any{"required": []string{"email"}},
-	"additionalProperties": false,
-}
-
-// fixturePrompt is test_input_required_result_prompt: input_required for
+// prompt is test_input_required_result_prompt: input_required for
 // user_context, then a prompt message using it.
-func (s *Server) fixturePrompt(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+func (fs *Fixtures) prompt(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 	answer := req.Params.InputResponses["user_context"]
 	b, _ := json.Marshal(answer)
 	if ctxText := elicitedString(b, "context"); answer != nil && ctxText != "" {
@@ -376,15 +313,14 @@ func (s *Server) fixturePrompt(_ context.Context, req *sdk.GetPromptRequest) (*s
 // toggleProbe adds or removes the list-changed probe tool or prompt, so
 // the SDK notifies list_changed (test_trigger_tool_change and
 // test_trigger_prompt_change).
-func (s *Server) toggleProbe(prompt bool) {
-	fs := s.fixtures
+func (fs *Fixtures) toggleProbe(prompt bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if prompt {
 		if fs.probePrompt {
-			s.sdk.RemovePrompts("dev_probe_prompt")
+			fs.srv.RemovePrompts("dev_probe_prompt")
 		} else {
-			s.sdk.AddPrompt(&sdk.Prompt{Name: "dev_probe_prompt", Description: "Conformance fixture: appears and disappears."},
+			fs.srv.AddPrompt(&sdk.Prompt{Name: "dev_probe_prompt", Description: "Conformance fixture: appears and disappears."},
 				func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 					return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{}}, nil
 				})
@@ -393,28 +329,10 @@ func (s *Server) toggleProbe(prompt bool) {
 		return
 	}
 	if fs.probeTool {
-		s.sdk.RemoveTools("dev_probe_tool")
+		fs.srv.RemoveTools("dev_probe_tool")
 	} else {
-		s.sdk.AddTool(&sdk.Tool{Name: "dev_probe_tool", Description: "Conformance fixture: appears and disappears.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		fs.srv.AddTool(&sdk.Tool{Name: "dev_probe_tool", Description: "Conformance fixture: appears and disappears.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("probe"), nil })
 	}
 	fs.probeTool = !fs.probeTool
-}
-
-// sortedKeys lists a map's keys in order (deterministic result texts).
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// joinRoots renders root URIs for a result text.
-func joinRoots(uris []string) string {
-	if len(uris) == 0 {
-		return "(none)"
-	}
-	return strings.Join(uris, ", ")
 }

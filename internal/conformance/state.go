@@ -1,4 +1,4 @@
-package mcp
+package conformance
 
 import (
 	"crypto/hmac"

@@ -1,4 +1,4 @@
-package mcp
+package conformance
 
 import (
 	"encoding/json"
@@ -9,13 +9,20 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// fixtureToolResult is the CallToolResult of a finished run of a fixture
+// RunAnswer is how a fixture tool answers for its finished dev_tool_job
+// run: the tool's own CallToolResult of a run that succeeded, or the
+// JSON-RPC error a failed run carries (details.jsonrpcError); never both.
+// Both nil for any other run (another template, a canceled run, a failure
+// without a JSON-RPC error), which the server answers as it answers
+// every run.
+func (fs *Fixtures) RunAnswer(run *engine.Run) (*sdk.CallToolResult, *jsonrpc.Error) {
+	return fs.toolResult(run), rpcErrorOf(run)
+}
+
+// toolResult is the CallToolResult of a finished run of a fixture
 // tool (dev_tool_job), nil for any other run.
-func (s *Server) fixtureToolResult(run *engine.Run) *sdk.CallToolResult {
+func (fs *Fixtures) toolResult(run *engine.Run) *sdk.CallToolResult {
 	if run.TemplateID != devtpl.ToolJobID || run.Status == engine.StatusFailed || run.Status == engine.StatusCanceled {
-		return nil
-	}
-	if s.fixtures == nil {
 		return nil
 	}
 	var out struct {
@@ -26,16 +33,16 @@ func (s *Server) fixtureToolResult(run *engine.Run) *sdk.CallToolResult {
 	if json.Unmarshal(run.Result, &out) != nil {
 		return nil
 	}
-	f, ok := s.fixtures.tools[out.Tool]
+	f, ok := fs.tools[out.Tool]
 	if !ok || f.render == nil {
 		return nil
 	}
 	return f.render(out.Arguments, out.Answers)
 }
 
-// fixtureRPCError is the JSON-RPC error a failed fixture run ended with
+// rpcErrorOf is the JSON-RPC error a failed fixture run ended with
 // (its details.jsonrpcError), nil for any other run.
-func (s *Server) fixtureRPCError(run *engine.Run) *jsonrpc.Error {
+func rpcErrorOf(run *engine.Run) *jsonrpc.Error {
 	if run.TemplateID != devtpl.ToolJobID || run.Status != engine.StatusFailed || run.Error == nil {
 		return nil
 	}
