@@ -175,21 +175,6 @@ func openForCLI(ctx context.Context, name string, args []string, getenv func(str
 	return newApp(ctx, cfg, stderr)
 }
 
-// peerAlive reports whether another process heartbeated recently.
-func (a *app) peerAlive(ctx context.Context) bool {
-	owners, err := a.db.ListOwners(ctx)
-	if err != nil {
-		return false
-	}
-	fresh := time.Now().Add(-3 * a.cfg.engine.HeartbeatInterval).UnixMilli()
-	for _, o := range owners {
-		if o.ID != a.engine.OwnerID() && o.HeartbeatAt >= fresh {
-			return true
-		}
-	}
-	return false
-}
-
 // domainErr turns a domain error into a message with its recovery advice.
 func domainErr(err error) error {
 	var e *engine.Error
