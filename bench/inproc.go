@@ -41,7 +41,7 @@ func startInproc(ctx context.Context, dir string, cfg engine.Config, log *slog.L
 		return nil, err
 	}
 	bm := browser.NewManager(browser.Options{Logger: log.With("component", "browser"), MaxTabsPerSession: cfg.MaxTabsPerSession})
-	tpls := append(templates.All(bm), devtpl.Echo{})
+	tpls := append(templates.All(bm, nil), devtpl.Echo{})
 	eng, err := engine.New(engine.Options{Store: store, Templates: tpls, Browser: bm,
 		Config: cfg, Logger: log.With("component", "engine"), Version: "bench",
 		ProtocolVersions: mcp.ProtocolVersions()})

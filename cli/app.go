@@ -61,15 +61,8 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		store.Close()
 		return nil, err
 	}
-	tpls := templates.All(bm)
+	tpls := templates.All(bm, model)
 	if model != nil {
-		// extract_structured asks the configured model for what pages
-		// lack; the others never use one.
-		for i, t := range tpls {
-			if t.Info().TemplateID == "extract_structured" {
-				tpls[i] = templates.NewExtractStructured(bm, model)
-			}
-		}
 		log.Info("extract_structured sends the page text of pages with missing properties to the configured model", "model", fmt.Sprint(model))
 	}
 	if cfg.devTemplates {
