@@ -1,9 +1,9 @@
 package templates
 
 import (
-	"github.com/browsertask/browsertask/engine"
 	"encoding/json"
 	"fmt"
+	"github.com/browsertask/browsertask/engine"
 	"net/url"
 )
 
