@@ -3,8 +3,9 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/browsertask/browsertask/engine"
 	"net/url"
+
+	"github.com/browsertask/browsertask/engine"
 )
 
 // Each template says in one line what a run of it works on
