@@ -2,29 +2,25 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 
 	"github.com/browsertask/browsertask/browser"
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
-	"github.com/browsertask/browsertask/mcp"
-	"github.com/browsertask/browsertask/templates"
-	"github.com/browsertask/browsertask/web"
+	"github.com/browsertask/browsertask/internal/wire"
 )
 
-// inproc is the daemon wired in this process exactly as `browsertask serve`
-// wires it (database, browser manager, templates, engine, MCP server at
-// /mcp and the dashboard at / on a real loopback listener), so pprof sees
-// the server side too.
+// inproc is the daemon wired in this process by the function that wires
+// `browsertask serve` (wire.Open: database, browser manager, templates
+// with the model, engine, MCP server; wire.Process.Handler: /mcp, /sse,
+// /healthz and the dashboard at / behind the token) on a real loopback
+// listener, so pprof sees the server side too.
 type inproc struct {
 	dbPath string
-	db     *db.DB
+	proc   *wire.Process
 	bm     *browser.Manager
 	eng    *engine.Engine
 	http   *httptest.Server
@@ -33,58 +29,44 @@ type inproc struct {
 }
 
 // startInproc opens a fresh database under dir and starts the engine and
-// the HTTP endpoint.
+// the HTTP endpoint, with the dev template the scheduler scenario submits.
 func startInproc(ctx context.Context, dir string, cfg engine.Config, log *slog.Logger) (*inproc, error) {
 	dbPath := filepath.Join(dir, "inproc.db")
-	store, err := db.Open(ctx, dbPath)
+	p, err := wire.Open(ctx, wire.Options{DBPath: dbPath, Engine: cfg, ExtraTemplates: []engine.Template{devtpl.Echo{}},
+		Version: "bench", Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	bm := browser.NewManager(browser.Options{Logger: log.With("component", "browser"), MaxTabsPerSession: cfg.MaxTabsPerSession})
-	tpls := append(templates.All(bm), devtpl.Echo{})
-	eng, err := engine.New(engine.Options{Store: store, Templates: tpls, Browser: bm,
-		Config: cfg, Logger: log.With("component", "engine"), Version: "bench",
-		ProtocolVersions: mcp.ProtocolVersions()})
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: "bench", Logger: log.With("component", "mcp")})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{}))
-	// The dashboard, for the live view scenario's viewer.
-	mux.Handle("/", web.New(web.Options{Engine: eng, Live: bm, Logger: log.With("component", "web")}))
-	p := &inproc{dbPath: dbPath, db: store, bm: bm, eng: eng, http: httptest.NewServer(mux), done: make(chan struct{})}
-	// As serve does: pages must never reach the daemon's own listener.
-	bm.DenyHost(p.http.Listener.Addr().String())
+	ts := httptest.NewUnstartedServer(nil)
+	addr := ts.Listener.Addr().String()
+	ts.Config.Handler = p.Handler(addr, wire.HTTPOptions{})
+	ts.Start()
+	// As serve does: the live views (the live view scenario's viewer) are
+	// served by this listener.
+	p.Engine.SetLiveBase(ts.URL)
+	ip := &inproc{dbPath: dbPath, proc: p, bm: p.Browser, eng: p.Engine, http: ts, done: make(chan struct{})}
 	rctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
+	ip.cancel = cancel
 	go func() {
-		defer close(p.done)
-		if err := eng.Run(rctx); err != nil {
+		defer close(ip.done)
+		if err := p.Engine.Run(rctx); err != nil {
 			log.Error("engine stopped", "err", err)
 		}
 	}()
-	return p, nil
+	return ip, nil
 }
 
 // endpoint is the MCP URL.
 func (p *inproc) endpoint() string { return p.http.URL + "/mcp" }
 
-// stop shuts everything down.
-func (p *inproc) stop() error {
+// stop shuts everything down (failures to close are logged by
+// wire.Process.Close).
+func (p *inproc) stop() {
 	p.http.CloseClientConnections()
 	p.http.Close()
 	p.cancel()
 	<-p.done
-	err := p.bm.Close()
-	if cerr := p.db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("stop in-process server: %w", err)
-	}
-	return nil
+	p.proc.Close()
 }
 
 // benchServer is an in-process daemon in a temporary directory with an MCP
@@ -125,8 +107,6 @@ func startBenchServer(ctx context.Context, o *options, log *slog.Logger, name st
 // close disconnects the client, stops the daemon and removes its files.
 func (b *benchServer) close() {
 	b.cl.close()
-	if err := b.srv.stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-	}
+	b.srv.stop()
 	os.RemoveAll(b.dir)
 }

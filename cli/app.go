@@ -11,99 +11,65 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/browsertask/browsertask/browser"
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/wire"
 	"github.com/browsertask/browsertask/mcp"
-	"github.com/browsertask/browsertask/templates"
-	"github.com/browsertask/browsertask/web"
 )
 
-// app is one wired process: database, browser manager, engine, MCP server.
+// app is one wired process (internal/wire: database, browser manager,
+// engine, MCP server) with the configuration it was built from.
 type app struct {
 	cfg     *config
 	log     *slog.Logger
-	db      *db.DB
+	proc    *wire.Process
 	browser *browser.Manager
 	engine  *engine.Engine
 	mcp     *mcp.Server
 }
 
-// newApp opens the database and wires everything; close releases it.
+// newApp opens the database and wires everything (wire.Open); close
+// releases it.
 func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 	log, err := newLogger(cfg, stderr)
 	if err != nil {
 		return nil, err
 	}
-	store, err := db.Open(ctx, cfg.dbPath)
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", cfg.dbPath, err)
-	}
-	browsers := splitList(cfg.browsers)
 	resolve, err := devResolver(cfg)
 	if err != nil {
-		store.Close()
 		return nil, err
 	}
-	bm := browser.NewManager(browser.Options{
-		Resolve: resolve,
-		Browser: browsers, Headed: cfg.headed, Logger: log.With("component", "browser"),
-		MaxTabsPerSession: cfg.engine.MaxTabsPerSession,
-		// Every request of every tab is held to the URL policy (README, "Security model").
-		TrustLevel: cfg.engine.TrustLevel, AllowFileURLs: cfg.engine.AllowFileURLs,
-	})
 	model, err := cfg.newModel(log.With("component", "model"))
 	if err != nil {
-		bm.Close()
-		store.Close()
 		return nil, err
 	}
-	tpls := templates.All(bm)
 	if model != nil {
-		// extract_structured asks the configured model for what pages
-		// lack; the others never use one.
-		for i, t := range tpls {
-			if t.Info().TemplateID == "extract_structured" {
-				tpls[i] = templates.NewExtractStructured(bm, model)
-			}
-		}
 		log.Info("extract_structured sends the page text of pages with missing properties to the configured model", "model", fmt.Sprint(model))
 	}
+	var extra []engine.Template
 	if cfg.devTemplates {
-		tpls = append(tpls, devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{})
+		extra = []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{}}
 	}
-	eng, err := engine.New(engine.Options{
-		Store: store, Templates: tpls, Browser: bm,
-		Config: cfg.engine, Logger: log.With("component", "engine"),
-		Version: Version, ProtocolVersions: mcp.ProtocolVersions(),
+	p, err := wire.Open(ctx, wire.Options{
+		DBPath: cfg.dbPath, Engine: cfg.engine, Model: model, ExtraTemplates: extra,
+		Browser: browser.Options{Resolve: resolve, Browser: splitList(cfg.browsers), Headed: cfg.headed},
+		Server:  mcp.ServerOptions{Plugin: devPlugin(cfg)},
+		Version: Version, Logger: log,
 	})
 	if err != nil {
-		bm.Close()
-		store.Close()
 		return nil, err
 	}
-	srv := mcp.NewServer(eng, mcp.ServerOptions{Version: Version, Logger: log.With("component", "mcp"), Plugin: devPlugin(cfg)})
-	return &app{cfg: cfg, log: log, db: store, browser: bm, engine: eng, mcp: srv}, nil
+	return &app{cfg: cfg, log: log, proc: p, browser: p.Browser, engine: p.Engine, mcp: p.MCP}, nil
 }
 
 // close releases the browser and the database (after the engine stopped).
-func (a *app) close() {
-	start := time.Now()
-	if err := a.browser.Close(); err != nil {
-		a.log.Warn("close browser", "err", err)
-	}
-	closed := time.Now()
-	if err := a.db.Close(); err != nil {
-		a.log.Warn("close database", "err", err)
-	}
-	a.log.Debug("closed", "browser", closed.Sub(start), "database", time.Since(closed))
-}
+func (a *app) close() { a.proc.Close() }
 
-// httpHandler serves /mcp, a readiness probe and the dashboard at /, and
-// makes addr the base of the live views of this process's runs.
+// httpHandler serves /mcp, /sse, a readiness probe and the dashboard at /
+// (wire.Process.Handler), and makes addr the base of the live views of
+// this process's runs.
 func (a *app) httpHandler(addr string) (http.Handler, error) {
 	a.engine.SetLiveBase(dashboardBase(addr))
 	return a.handler(addr)
@@ -112,8 +78,6 @@ func (a *app) httpHandler(addr string) (http.Handler, error) {
 // handler is httpHandler for one more listener on addr (the live views
 // stay where httpHandler put them).
 func (a *app) handler(addr string) (http.Handler, error) {
-	// Pages opened by our own browser must never reach our own API.
-	a.browser.DenyHost(addr)
 	token := a.cfg.token
 	if a.cfg.tokenFile != "" {
 		b, err := os.ReadFile(a.cfg.tokenFile)
@@ -122,30 +86,12 @@ func (a *app) handler(addr string) (http.Handler, error) {
 		}
 		token = strings.TrimSpace(string(b))
 	}
-	origins := splitList(a.cfg.allowedOrigins)
-	mux := http.NewServeMux()
-	opts := mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionTimeout: a.cfg.mcpSessionTimeout()}
-	mux.Handle("/mcp", a.mcp.HTTPHandler(opts))
-	mux.Handle("/sse", a.mcp.SSEHandler(opts)) // deprecated HTTP+SSE (2024-11-05)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
-	mux.Handle("/", a.dashboard(token, addr))
-	return mux, nil
-}
-
-// dashboard builds the web dashboard for this app, served at "/" next to
-// /mcp with the same token.
-func (a *app) dashboard(token, addr string) *web.Dashboard {
 	bin, err := os.Executable()
 	if err != nil {
 		bin = "browsertask"
 	}
-	return web.New(web.Options{
-		Engine: a.engine, Live: a.browser, Token: token, DBPath: a.cfg.dbPath, Addr: addr, Binary: bin,
-		Version: Version, Logger: a.log.With("component", "web"),
-	})
+	return a.proc.Handler(addr, wire.HTTPOptions{Token: token, AllowedOrigins: splitList(a.cfg.allowedOrigins),
+		SessionTimeout: a.cfg.mcpSessionTimeout(), Binary: bin}), nil
 }
 
 // dashboardBase is the dashboard's base URL for a listener on addr; a
@@ -173,21 +119,6 @@ func openForCLI(ctx context.Context, name string, args []string, getenv func(str
 		return nil, err
 	}
 	return newApp(ctx, cfg, stderr)
-}
-
-// peerAlive reports whether another process heartbeated recently.
-func (a *app) peerAlive(ctx context.Context) bool {
-	owners, err := a.db.ListOwners(ctx)
-	if err != nil {
-		return false
-	}
-	fresh := time.Now().Add(-3 * a.cfg.engine.HeartbeatInterval).UnixMilli()
-	for _, o := range owners {
-		if o.ID != a.engine.OwnerID() && o.HeartbeatAt >= fresh {
-			return true
-		}
-	}
-	return false
 }
 
 // domainErr turns a domain error into a message with its recovery advice.

@@ -75,7 +75,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	run := res.Run
 	if async {
 		fmt.Fprintln(stdout, run.RunID)
-		if !a.peerAlive(ctx) {
+		if alive, _ := a.engine.AnyPeerAlive(ctx); !alive {
 			fmt.Fprintln(stderr, "note: no other browsertask process is running on this database; the run stays queued until one starts (browsertask serve)")
 		}
 		return nil

@@ -214,7 +214,10 @@ func (a *app) dashboardURL(ctx context.Context, runID string) func() string {
 	var url string
 	return func() string {
 		once.Do(func() {
-			if a.cfg.addr == "" || !a.peerAlive(ctx) {
+			if a.cfg.addr == "" {
+				return
+			}
+			if alive, _ := a.engine.AnyPeerAlive(ctx); !alive {
 				return
 			}
 			cctx, cancel := context.WithTimeout(ctx, time.Second)

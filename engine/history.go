@@ -17,7 +17,7 @@ func (e *Engine) archive(ctx context.Context, now int64) error {
 	const batch = 500
 	for {
 		n, err := e.store.ArchiveRuns(ctx, ArchiveParams{Now: now, HistoryTTLMs: e.cfg.HistoryTTL.Milliseconds(),
-			Summarize: InputsSummary, Batch: batch})
+			Summarize: e.InputsSummary, Batch: batch})
 		if err != nil {
 			return err
 		}

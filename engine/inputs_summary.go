@@ -3,92 +3,41 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 )
 
-// InputsSummary says in one line what a run works on, from its stored
-// inputs (secrets there are "***" already): the first URL of a URL list
-// and how many more ("https://shop.example/ and 149 more"), the host a
-// login signs in to, the step count of a scripted flow and where it
-// starts, a crawl's start and page bound; for other inputs their numbers
-// and booleans ("items 5 · sleepMs 250"). Strings other than URLs are
-// never shown (they may be answers, notes or PINs), and URLs lose their
-// user info. "" when there is nothing to say. The dashboard's runs list,
-// the run history and `browsertask runs` show it.
-func InputsSummary(templateID string, raw json.RawMessage) string {
+// InputsSummarizer is implemented by a template that can say in one line
+// what a run of it works on, from its stored inputs (secrets there are
+// "***" already): the first URL of a URL list and how many more, the host
+// a login signs in to, a scripted flow's step count. Only the template
+// knows which of its inputs say that; the engine knows none of their keys.
+type InputsSummarizer interface {
+	// InputsSummary returns the line, or "" when the inputs say nothing
+	// the template can show (the engine's generic summary is used then).
+	// It must never show strings that may be secrets, answers or notes,
+	// nor the user info of a URL.
+	InputsSummary(inputs json.RawMessage) string
+}
+
+// InputsSummary says in one line what a run of templateID works on: the
+// template's own summary (InputsSummarizer) or, for a template without
+// one (or unknown here, as in an old history row) or one that has
+// nothing to say, the numbers and booleans of its inputs ("items 5 ·
+// sleepMs 250"), never an input whose name may hold a secret. "" when
+// there is nothing to say. The dashboard's runs list, the run history and
+// `browsertask runs` show it.
+func (e *Engine) InputsSummary(templateID string, inputs json.RawMessage) string {
+	if s, ok := e.templates[templateID].(InputsSummarizer); ok {
+		if line := s.InputsSummary(inputs); line != "" {
+			return line
+		}
+	}
 	var in map[string]any
-	if json.Unmarshal(raw, &in) != nil || len(in) == 0 {
+	if json.Unmarshal(inputs, &in) != nil || len(in) == 0 {
 		return ""
 	}
-	var parts []string
-	if urls, ok := in["urls"].([]any); ok && len(urls) > 0 {
-		first, _ := urls[0].(string)
-		s := shownURL(first)
-		if n := len(urls) - 1; n > 0 {
-			s += fmt.Sprintf(" and %d more", n)
-		}
-		parts = append(parts, s)
-	}
-	if steps, ok := in["steps"].([]any); ok {
-		s := countOf(len(steps), "step")
-		if start, _ := in["startUrl"].(string); start != "" {
-			s += " from " + shownURL(start)
-		} else if u := firstNavigate(steps); u != "" {
-			s += " from " + shownURL(u)
-		}
-		parts = append(parts, s)
-	} else if start, _ := in["startUrl"].(string); start != "" {
-		s := "from " + shownURL(start)
-		if n, ok := in["maxPages"].(float64); ok {
-			s += fmt.Sprintf(", up to %d pages", int(n))
-		}
-		parts = append(parts, s)
-	}
-	if u, _ := in["url"].(string); u != "" {
-		if templateID == "login" {
-			parts = append(parts, "log in at "+hostOf(u))
-		} else {
-			parts = append(parts, shownURL(u))
-		}
-	}
-	if len(parts) == 0 {
-		parts = scalarInputs(in)
-	}
-	return strings.Join(parts, " · ")
-}
-
-// shownURL is u without user info (which may hold a password).
-func shownURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(not a URL)"
-	}
-	p.User = nil
-	return p.String()
-}
-
-// hostOf is u's host (with its port), or u without user info when it has
-// none.
-func hostOf(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" {
-		return shownURL(u)
-	}
-	return p.Host
-}
-
-// firstNavigate is the URL of the first navigate step ("" when none).
-func firstNavigate(steps []any) string {
-	for _, s := range steps {
-		st, _ := s.(map[string]any)
-		if st["action"] == "navigate" {
-			u, _ := st["url"].(string)
-			return u
-		}
-	}
-	return ""
+	return strings.Join(scalarInputs(in), " · ")
 }
 
 // secretWords mark input names whose values are never shown, even numbers.
@@ -120,12 +69,4 @@ func scalarInputs(in map[string]any) []string {
 		out = append(out, fmt.Sprintf("%s %v", k, in[k]))
 	}
 	return out
-}
-
-// countOf is "1 step", "12 steps".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"os"
 )
 
 // heartbeatOnce performs one heartbeat: it extends this process's leases
@@ -39,12 +38,11 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 	}
 }
 
-// recoverOnce releases owners that are gone and recovers runs whose lease
-// expired: resumable ones go back to the queue, others fail with
-// EXECUTION_ERROR "interrupted".
+// recoverOnce releases owners that are gone (PeerAlive) and recovers
+// runs whose lease expired: resumable ones go back to the queue, others
+// fail with EXECUTION_ERROR "interrupted".
 func (e *Engine) recoverOnce(ctx context.Context) {
 	now := e.now()
-	host, _ := os.Hostname()
 	owners, err := e.store.ListOwners(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -52,13 +50,8 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 		}
 		return
 	}
-	stale := 3 * e.cfg.LeaseDuration.Milliseconds()
 	for _, o := range owners {
-		if o.ID == e.ownerID {
-			continue
-		}
-		dead := o.Host == host && !processAlive(o.PID)
-		if dead || o.HeartbeatAt < now-stale {
+		if !e.PeerAlive(o) {
 			if err := e.store.ReleaseOwner(ctx, o.ID, now); err != nil {
 				e.log.Warn("release dead owner failed", "ownerId", o.ID, "err", err)
 				continue

@@ -126,7 +126,7 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	if err := tpl.Check(inputs, e.Profile()); err != nil {
 		return nil, AsError(err)
 	}
-	outputSchema, err := checkOutputSchema(info, r.OutputSchema)
+	outputSchema, err := checkOutputSchema(tpl, r.OutputSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -237,24 +237,4 @@ func sameJSON(a, b json.RawMessage) bool {
 		return bytes.Equal(a, b)
 	}
 	return reflect.DeepEqual(x, y)
-}
-
-// checkOutputSchema returns options.outputSchema as a run of tpl keeps it:
-// compacted for a template that uses it (required there, and compiled as a
-// JSON Schema 2020-12), nil for the others, which ignore it (the v1
-// contract). Errors: INVALID_PARAMETER naming options.outputSchema.
-func checkOutputSchema(info TemplateInfo, raw json.RawMessage) (json.RawMessage, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if !info.UsesOutputSchema {
-		return nil, nil
-	}
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return nil, Errorf(InvalidParameter, "options.outputSchema is required by %s: pass the JSON Schema each item must match, e.g. {\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}", info.TemplateID).
-			WithDetails(map[string]any{"field": "options.outputSchema"})
-	}
-	if _, err := CompileSchema(trimmed); err != nil {
-		return nil, Errorf(InvalidParameter, "options.outputSchema is not a valid JSON Schema (2020-12): %v", err).
-			WithDetails(map[string]any{"field": "options.outputSchema"})
-	}
-	return compactJSON(trimmed), nil
 }

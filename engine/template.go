@@ -43,8 +43,9 @@ type TemplateInfo struct {
 	ContinuesEarlierRuns bool `json:"-"`
 	// UsesOutputSchema says the template needs options.outputSchema (the
 	// agent path of the v1 contract): submitting without one is
-	// INVALID_PARAMETER naming it, and the schema must be a valid JSON
-	// Schema (2020-12). Other templates accept and ignore it.
+	// INVALID_PARAMETER naming it, and the schema must be one the template
+	// accepts (its OutputSchemaChecker, else any valid JSON Schema
+	// 2020-12). Other templates accept and ignore it.
 	UsesOutputSchema bool `json:"usesOutputSchema,omitempty"`
 }
 

@@ -95,7 +95,7 @@ func TestBatchCheck(t *testing.T) {
 }
 
 func TestAllRegistry(t *testing.T) {
-	all := All(nil)
+	all := All(nil, nil)
 	seen := map[string]bool{}
 	for _, tpl := range all {
 		id := tpl.Info().TemplateID

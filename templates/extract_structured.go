@@ -195,8 +195,8 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 }
 
 // Check applies the URL policy to every URL (or the start URL) and the
-// profile's limits. options.outputSchema is checked by the engine
-// (required, JSON Schema 2020-12) and compiled again by Run. Errors:
+// profile's limits. options.outputSchema is checked at submit by
+// CheckOutputSchema, with the compile Run uses. Errors:
 // INVALID_PARAMETER, TRUST_LEVEL_NOT_ALLOWED, each naming the field.
 func (t *ExtractStructured) Check(inputs json.RawMessage, p engine.Profile) error {
 	in, err := parseStructuredInputs(inputs)

@@ -135,6 +135,27 @@ type structuredRun struct {
 	links bool
 }
 
+// CheckOutputSchema holds options.outputSchema at submit to the rules Run
+// compiles it by (compileOutputSchema), so that a schema Run would refuse,
+// such as {"type":"string"}, is INVALID_PARAMETER before a run exists
+// (engine.OutputSchemaChecker).
+func (t *ExtractStructured) CheckOutputSchema(schema json.RawMessage) error {
+	_, err := compileOutputSchema(schema)
+	return err
+}
+
+// compileOutputSchema is the one compile of options.outputSchema, at
+// submit and at run time. Errors: INVALID_PARAMETER naming
+// options.outputSchema.
+func compileOutputSchema(raw json.RawMessage) (*structured.Schema, error) {
+	schema, err := structured.Compile(raw, "options.outputSchema")
+	if err != nil {
+		return nil, engine.Errorf(engine.InvalidParameter, "%v", err).
+			WithDetails(map[string]any{"field": "options.outputSchema"})
+	}
+	return schema, nil
+}
+
 // Run fills options.outputSchema from every page — the URLs of inputs.urls,
 // or the pages a crawl from inputs.startUrl finds (runCrawl) — not
 // checkpointed by an earlier attempt, with `concurrency` workers (urlPool:
@@ -149,10 +170,9 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if err != nil {
 		return nil, err
 	}
-	schema, err := structured.Compile(env.OutputSchema(), "options.outputSchema")
+	schema, err := compileOutputSchema(env.OutputSchema())
 	if err != nil {
-		return nil, engine.Errorf(engine.InvalidParameter, "%v", err).
-			WithDetails(map[string]any{"field": "options.outputSchema"})
+		return nil, err
 	}
 	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema()), links: in.crawling()}
 	scoped := schemaScopedEnv{Env: env, hash: r.hash}

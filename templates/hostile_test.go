@@ -123,7 +123,7 @@ func newSweep(t *testing.T, h *fixture.Hostile, trust string) *sweep {
 	}
 	bm := browser.NewManager(opts)
 	cfg := engine.Config{TrustLevel: trust, PollInterval: 50 * time.Millisecond, ShutdownGrace: time.Second}
-	s.eng, err = engine.New(engine.Options{Store: store, Templates: All(bm), Browser: bm,
+	s.eng, err = engine.New(engine.Options{Store: store, Templates: All(bm, nil), Browser: bm,
 		Config: cfg, Logger: log.With("component", "engine")})
 	if err != nil {
 		store.Close()

@@ -38,7 +38,7 @@ var fuzzInputSeeds = []string{
 // restricted would resolve host names, and fuzz inputs must not reach a
 // network.
 func FuzzTemplateInputs(f *testing.F) {
-	tpls := All(nil)
+	tpls := All(nil, nil)
 	schemas := make([]*engine.Schema, len(tpls))
 	for i, tpl := range tpls {
 		s, err := engine.CompileSchema(tpl.Info().InputSchema)

@@ -11,7 +11,7 @@ import (
 // shows them, is portable: no type arrays, no subschema that accepts
 // anything (engine.PortabilityFindings, the MCP Inspector's rules).
 func TestTemplateSchemasArePortable(t *testing.T) {
-	all := All(nil)
+	all := All(nil, nil)
 	if len(all) != 7 {
 		t.Fatalf("%d templates, want 7", len(all))
 	}
@@ -43,7 +43,7 @@ func TestPageErrorStaysNullableObject(t *testing.T) {
 		id, list string
 	}{{"batch_extract_pages", "pages"}, {"screenshot_pages", "screenshots"}, {"save_pdf", "pdfs"}, {"crawl_site", "pages"}} {
 		var info engine.TemplateInfo
-		for _, tpl := range All(nil) {
+		for _, tpl := range All(nil, nil) {
 			if tpl.Info().TemplateID == tc.id {
 				info = tpl.Info()
 			}

@@ -5,6 +5,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -30,6 +31,7 @@ type Engine interface {
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 	History(ctx context.Context, limit, offset int) (*engine.HistoryList, error)
+	InputsSummary(templateID string, inputs json.RawMessage) string
 }
 
 var _ Engine = (*engine.Engine)(nil)

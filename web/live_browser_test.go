@@ -66,7 +66,7 @@ func newLiveEnvWith(t *testing.T, o liveOptions) *liveEnv {
 		log = slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	bm := browser.NewManager(browser.Options{TempDir: t.TempDir(), Logger: log, ExtraArgs: o.ChromiumArgs})
-	tpls := append(templates.All(bm), devtpl.ToolJob{}, devtpl.Echo{})
+	tpls := append(templates.All(bm, nil), devtpl.ToolJob{}, devtpl.Echo{})
 	eng, err := engine.New(engine.Options{Store: store, Templates: tpls, Browser: bm,
 		Config: engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond},
 		Logger: log, Version: "test"})

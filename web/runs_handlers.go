@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -28,7 +29,7 @@ func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	now := d.now()
 	for _, run := range list.Runs {
-		v.Rows = append(v.Rows, runRow(run, now))
+		v.Rows = append(v.Rows, runRow(run, now, d.eng.InputsSummary))
 		v.Live = v.Live || !run.Status.Terminal()
 	}
 	if v.Waiting, err = d.waitingRuns(r); err != nil {
@@ -94,8 +95,9 @@ func (d *Dashboard) waitingRuns(r *http.Request) (int, error) {
 	return n, nil
 }
 
-// runRow builds a table row.
-func runRow(run *engine.Run, now time.Time) RunRow {
+// runRow builds a table row; summarize is the engine's one-line
+// summary of a run's inputs (Engine.InputsSummary).
+func runRow(run *engine.Run, now time.Time, summarize func(templateID string, inputs json.RawMessage) string) RunRow {
 	row := RunRow{
 		ID: run.RunID, ShortID: shortID(run.RunID), Template: run.TemplateID, Status: string(run.Status),
 		Progress: progressView(run.Progress), Age: ago(now, run.CreatedAt), Session: shortID(run.SessionID),
@@ -103,7 +105,7 @@ func runRow(run *engine.Run, now time.Time) RunRow {
 		DetailURL: "/runs/" + url.PathEscape(run.RunID),
 		Waiting:   run.Status == engine.StatusRunning && run.InputRequest != nil,
 	}
-	row.SummaryFull = engine.InputsSummary(run.TemplateID, run.Inputs)
+	row.SummaryFull = summarize(run.TemplateID, run.Inputs)
 	row.Summary = clip(row.SummaryFull, maxSummary)
 	if run.StartedAt != nil {
 		row.Duration = span(time.Duration(run.Metrics.ElapsedMs) * time.Millisecond)

@@ -93,7 +93,7 @@ func start(t *testing.T) *daemon {
 	cfg := engine.DefaultConfig()
 	cfg.PollInterval, cfg.HeartbeatInterval = 50*time.Millisecond, 100*time.Millisecond
 	cfg.RecoveryInterval, cfg.JanitorInterval = 100*time.Millisecond, 100*time.Millisecond
-	eng, err := engine.New(engine.Options{Store: store, Templates: append(templates.All(bm), devtpl.Echo{}), Browser: bm,
+	eng, err := engine.New(engine.Options{Store: store, Templates: append(templates.All(bm, nil), devtpl.Echo{}), Browser: bm,
 		Config: cfg, Logger: log, Version: "test", ProtocolVersions: mcp.ProtocolVersions()})
 	if err != nil {
 		t.Fatal(err)

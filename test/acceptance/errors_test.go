@@ -55,6 +55,8 @@ func TestBlackboxErrors(t *testing.T) {
 			{"inputs.urls empty", "run_task_template", obj{"templateId": "batch_extract_pages", "inputs": obj{"urls": []any{}}}, []string{"urls"}},
 			{"inputs.urls not a URL", "run_task_template", obj{"templateId": "batch_extract_pages", "inputs": obj{"urls": []any{"not a url"}}}, []string{"urls"}},
 			{"templateId missing", "run_task_template", obj{"inputs": obj{}}, []string{"templateId"}},
+			{"outputSchema extract_structured cannot fill", "run_task_template", obj{"templateId": "extract_structured",
+				"inputs": obj{"urls": []any{"http://127.0.0.1:9/p"}}, "options": obj{"outputSchema": obj{"type": "string"}}}, []string{"options.outputSchema"}},
 			{"list limit 0", "list_task_runs", obj{"limit": 0}, []string{"limit"}},
 			{"list limit 1001", "list_task_runs", obj{"limit": 1001}, []string{"limit"}},
 			{"list offset -1", "list_task_runs", obj{"offset": -1}, []string{"offset"}},
@@ -83,6 +85,9 @@ func TestBlackboxErrors(t *testing.T) {
 		}
 		if got := countRuns(t, cs, obj{"templateId": "dev_echo"}); got != 1 {
 			t.Errorf("rejected submissions must create no run: dev_echo total %d, want 1", got)
+		}
+		if got := countRuns(t, cs, obj{"templateId": "extract_structured"}); got != 0 {
+			t.Errorf("a refused outputSchema must create no run: extract_structured total %d, want 0", got)
 		}
 	})
 
