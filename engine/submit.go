@@ -100,6 +100,12 @@ type SubmitResult struct {
 // MaxTimeoutMs is the contract's upper bound of options.timeoutMs.
 const MaxTimeoutMs = 600000
 
+// MaxIdempotencyKeyChars is the longest options.idempotencyKey, in
+// characters (Unicode code points, as JSON Schema's maxLength counts). It is
+// defined here, where Submit enforces it, and mcp's tool schema reads it, so
+// the schema a client sees and the check it meets cannot drift apart.
+const MaxIdempotencyKeyChars = 200
+
 // Submit validates r and creates a queued run, or returns the existing run
 // for a live idempotency key. It does not wait. Errors: INVALID_PARAMETER,
 // TEMPLATE_NOT_FOUND, TEMPLATE_VERSION_UNSUPPORTED, SESSION_NOT_FOUND,
@@ -215,8 +221,8 @@ func (e *Engine) runOptions(r SubmitRequest) (Mode, int64, error) {
 			timeout = e.cfg.SyncTimeoutMs
 		}
 	}
-	if n := utf8.RuneCountInString(r.IdempotencyKey); r.IdempotencyKey != "" && n > 200 {
-		return "", 0, Errorf(InvalidParameter, "options.idempotencyKey must be 1..200 characters, got %d", n)
+	if n := utf8.RuneCountInString(r.IdempotencyKey); r.IdempotencyKey != "" && n > MaxIdempotencyKeyChars {
+		return "", 0, Errorf(InvalidParameter, "options.idempotencyKey must be 1..%d characters, got %d", MaxIdempotencyKeyChars, n)
 	}
 	return mode, timeout, nil
 }
