@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +35,8 @@ func (s *Server) runTaskTemplateTool() toolDef {
 			"unknown input fields are rejected. Without sessionId the run gets its own fresh browser session. " +
 			"options.mode: \"sync\" waits for the end and returns the full run (result or error); " +
 			"\"async\" returns at once {runId, sessionId, status, mode, deduplicated} - then poll get_task_run; " +
-			"\"auto\" (default) waits up to autoSyncBudgetMs (see get_runtime_profile, default 20 s) and answers " +
+			"\"auto\" (default) waits up to autoSyncBudgetMs (see get_runtime_profile, default " +
+			strconv.Itoa(int(engine.DefaultAutoSyncBudget/time.Second)) + " s) and answers " +
 			"like sync if the run finished, else like async. The answer's mode field says which happened. " +
 			"options.timeoutMs (1..600000; sync at most syncTimeoutMs) bounds the running phase; when it elapses " +
 			"the run fails with RUN_TIMEOUT. options.idempotencyKey (1.." + strconv.Itoa(engine.MaxIdempotencyKeyChars) + " chars) makes a repeat submission " +
