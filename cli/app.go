@@ -143,7 +143,7 @@ func (a *app) dashboard(token, addr string) *web.Dashboard {
 		bin = "browsertask"
 	}
 	return web.New(web.Options{
-		Engine: a.engine, Live: a.browser, Token: token, DBPath: a.cfg.dbPath, Addr: addr, Binary: bin,
+		Engine: a.engine, Live: a.browser, Token: token, AllowedOrigins: splitList(a.cfg.allowedOrigins), DBPath: a.cfg.dbPath, Addr: addr, Binary: bin,
 		Version: Version, Logger: a.log.With("component", "web"),
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/httpguard"
 	"github.com/browsertask/browsertask/internal/netpolicy"
 	"github.com/browsertask/browsertask/mcp"
 	"github.com/browsertask/browsertask/modelfill"
@@ -71,7 +72,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.BoolVar(&c.headed, "headed", false, "show the browser window instead of running headless")
 	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token")
-	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra Origin values allowed on /mcp, comma-separated")
+	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra Origin values (scheme://host[:port]) allowed on /mcp and the dashboard, comma-separated")
 	fs.Int64Var(&c.mcpSessionIdleMs, "mcp-session-idle-ms", mcp.DefaultSessionTimeout.Milliseconds(),
 		"close an MCP HTTP session with no request (POST, open GET stream) for this long; 0 keeps sessions until DELETE")
 	if cmd == "mcp" {
@@ -172,6 +173,11 @@ func (c *config) finish() error {
 	}
 	if c.mcpSessionIdleMs < 0 {
 		return fmt.Errorf("--mcp-session-idle-ms must be >= 0 (0 keeps sessions until the client deletes them), got %d", c.mcpSessionIdleMs)
+	}
+	for _, o := range splitList(c.allowedOrigins) {
+		if _, err := httpguard.ParseOrigin(o); err != nil {
+			return fmt.Errorf("--allowed-origins: %v", err)
+		}
 	}
 	if err := c.checkModel(); err != nil {
 		return err
