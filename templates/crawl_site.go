@@ -62,7 +62,8 @@ type crawlInputs struct {
 	resourceBlocking
 }
 
-const crawlInputSchema = `{
+func crawlInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["startUrl"],
   "properties": {
@@ -83,11 +84,12 @@ const crawlInputSchema = `{
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
     "blockResources": ` + blockResourcesSchema + `,
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, fields, title and links, and a host whose HTML differs or is an empty app shell is read in the browser from then on; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
-    "concurrency": ` + concurrencySchema + `,
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "concurrency": ` + concurrencySchema() + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
     "waitFor": ` + waitForSchema + `
   }
 }`
+}
 
 const crawlResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -120,7 +122,7 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 			"are found. Failed pages are recorded (partial_success); all failing gives STEP_EXECUTION_FAILED. " +
 			"Resumable: pages already done are not fetched again, after a restart and when the same inputs are " +
 			"submitted again after a run that failed or was canceled (its pages are continued from).",
-		InputSchema: json.RawMessage(crawlInputSchema), ResultSchema: json.RawMessage(crawlResultSchema),
+		InputSchema: json.RawMessage(crawlInputSchema()), ResultSchema: json.RawMessage(crawlResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true, ContinuesEarlierRuns: true,
 		EstimatedStepsHint: "one step per page visited, at most maxPages",
 		Examples:           []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/docs/","maxPages":50,"maxDepth":3,"exclude":["*/archive/*"],"fields":{"heading":"h1"}}`)},

@@ -47,7 +47,8 @@ type loginInputs struct {
 	PerPageTimeoutMs int `json:"perPageTimeoutMs"`
 }
 
-const loginInputSchema = `{
+func loginInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["url", "username", "password"],
   "properties": {
@@ -67,9 +68,10 @@ const loginInputSchema = `{
                      "selector": {"type": "string", "minLength": 1, "maxLength": 1000}}},
     "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 60000, "default": 5000, "description": "How long to wait for the form's fields to appear."},
     "successTimeoutMs": {"type": "integer", "minimum": 500, "maximum": 120000, "default": 15000, "description": "How long the success check may take after submitting."},
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `
   }
 }`
+}
 
 const loginResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -96,7 +98,7 @@ func (t *Login) Info() engine.TemplateInfo {
 			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page; details.reason " +
 			"\"declined\" when the person declined to give the one-time code, \"rejected\" when the site did not accept it), " +
 			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
-		InputSchema: json.RawMessage(loginInputSchema), ResultSchema: json.RawMessage(loginResultSchema),
+		InputSchema: json.RawMessage(loginInputSchema()), ResultSchema: json.RawMessage(loginResultSchema),
 		TrustLevel: "any", Resumable: false, NeedsBrowser: true,
 		EstimatedStepsHint: "4 steps: open, fill, submit, verify",
 		Examples:           []json.RawMessage{json.RawMessage(`{"url":"https://example.com/login","username":"alice","password":"…","success":{"urlContains":"/dashboard"}}`)},
@@ -118,7 +120,7 @@ func parseLoginInputs(raw json.RawMessage) (*loginInputs, error) {
 		in.SuccessTimeoutMs = 15000
 	}
 	if in.PerPageTimeoutMs <= 0 {
-		in.PerPageTimeoutMs = batchDefaultTimeoutMs
+		in.PerPageTimeoutMs = defaultPerPageTimeoutMs
 	}
 	return in, nil
 }
