@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/browsertask/browsertask/browser"
@@ -20,33 +21,6 @@ var _ engine.Template = (*CrawlSite)(nil)
 
 // NewCrawlSite returns the template, working in the run's session of b.
 func NewCrawlSite(b *browser.Manager) engine.Template { return &CrawlSite{b: b} }
-
-// crawlScope is where a crawl goes: its start and its limits, in the
-// inputs of crawl_site and of extract_structured with startUrl.
-type crawlScope struct {
-	StartURL   string   `json:"startUrl"`
-	MaxPages   int      `json:"maxPages"`
-	MaxDepth   *int     `json:"maxDepth"`
-	SameOrigin *bool    `json:"sameOrigin"`
-	Include    []string `json:"include"`
-	Exclude    []string `json:"exclude"`
-}
-
-// applyDefaults fills the limits left out: maxPages 50, maxDepth 10,
-// sameOrigin true.
-func (c *crawlScope) applyDefaults() {
-	if c.MaxPages <= 0 {
-		c.MaxPages = 50
-	}
-	if c.MaxDepth == nil {
-		d := 10
-		c.MaxDepth = &d
-	}
-	if c.SameOrigin == nil {
-		t := true
-		c.SameOrigin = &t
-	}
-}
 
 // crawlInputs are crawl_site's validated inputs.
 type crawlInputs struct {
@@ -68,13 +42,7 @@ func crawlInputSchema() string {
   "type": "object", "additionalProperties": false, "required": ["startUrl"],
   "properties": {
     "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Absolute http(s) URL where the crawl starts (depth 0)."},
-    "maxPages": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 50, "description": "Most pages visited. The server's maxUrls (1000 unless its config says otherwise) applies: a larger value is refused with INVALID_PARAMETER."},
-    "maxDepth": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "Most link hops from the start page."},
-    "sameOrigin": {"type": "boolean", "default": true, "description": "Follow only links to the start page's origin."},
-    "include": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-      "description": "URL globs a link must match one of to be followed (* = any characters, ? = one); empty = all."},
-    "exclude": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-      "description": "URL globs of links never followed (* = any characters, ? = one)."},
+    ` + crawlScopeSchema("") + `,
     "fields": {"type": "object", "maxProperties": 100, "description": "As batch_extract_pages: name → CSS selector or {selector, attr?, all?}, capped as there (a capped field is named in the page's fieldsCapped).",
       "additionalProperties": {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
         {"type": "object", "additionalProperties": false, "required": ["selector"], "properties": {
@@ -114,7 +82,7 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 		TemplateID: "crawl_site", Version: 1, Versions: []int{1},
 		Title: "Crawl a website",
 		Description: "Starts at startUrl and follows links breadth first: the start page is depth 0, its links depth 1, " +
-			"and so on up to maxDepth (default 10), visiting at most maxPages pages (default 50, at most the server's maxUrls), " +
+			"and so on up to maxDepth (default " + strconv.Itoa(defaultCrawlDepth) + "), visiting at most maxPages pages (default " + strconv.Itoa(defaultCrawlPages) + ", at most the server's maxUrls), " +
 			"by default only on the start page's origin (sameOrigin), optionally filtered by include/exclude URL globs " +
 			"(* = any characters). Each page gets the same output as batch_extract_pages (final URL, HTTP status, " +
 			"title, fields, optional text, links, meta) plus its depth; pages.json holds everything. Use it to " +

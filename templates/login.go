@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
@@ -66,8 +67,8 @@ func loginInputSchema() string {
       "description": "How to tell the login worked: the URL contains urlContains and/or selector matches. Default: the page no longer shows a password field.",
       "properties": {"urlContains": {"type": "string", "minLength": 1, "maxLength": 2000},
                      "selector": {"type": "string", "minLength": 1, "maxLength": 1000}}},
-    "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 60000, "default": 5000, "description": "How long to wait for the form's fields to appear."},
-    "successTimeoutMs": {"type": "integer", "minimum": 500, "maximum": 120000, "default": 15000, "description": "How long the success check may take after submitting."},
+    "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 60000, "default": ` + strconv.Itoa(defaultLoginFormTimeoutMs) + `, "description": "How long to wait for the form's fields to appear."},
+    "successTimeoutMs": {"type": "integer", "minimum": 500, "maximum": 120000, "default": ` + strconv.Itoa(defaultLoginSuccessTimeoutMs) + `, "description": "How long the success check may take after submitting."},
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `
   }
 }`
@@ -108,16 +109,23 @@ func (t *Login) Info() engine.TemplateInfo {
 // RequiresSession reports that login needs a named session.
 func (t *Login) RequiresSession() bool { return true }
 
+// login's own waits when the inputs leave them out, applied by
+// parseLoginInputs and stated by loginInputSchema.
+const (
+	defaultLoginFormTimeoutMs    = 5000
+	defaultLoginSuccessTimeoutMs = 15000
+)
+
 func parseLoginInputs(raw json.RawMessage) (*loginInputs, error) {
 	in := &loginInputs{}
 	if err := decodeInputs(raw, in); err != nil {
 		return nil, err
 	}
 	if in.TimeoutMs <= 0 {
-		in.TimeoutMs = 5000
+		in.TimeoutMs = defaultLoginFormTimeoutMs
 	}
 	if in.SuccessTimeoutMs <= 0 {
-		in.SuccessTimeoutMs = 15000
+		in.SuccessTimeoutMs = defaultLoginSuccessTimeoutMs
 	}
 	if in.PerPageTimeoutMs <= 0 {
 		in.PerPageTimeoutMs = defaultPerPageTimeoutMs
