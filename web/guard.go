@@ -70,7 +70,9 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 // request comes from in up to three headers, each refused when it names
 // another origin:
 //   - Sec-Fetch-Site other than same-origin or none (same-site too: a page
-//     on localhost:3000 is another origin);
+//     on localhost:3000 is another origin), unless Origin is one of
+//     --allowed-origins (a page there is another site by definition, and
+//     /mcp, which does not read Sec-Fetch-Site, accepts it);
 //   - Origin that origins refuses (httpguard.OriginRule, the rule /mcp
 //     applies: the request's own origin or --allowed-origins; "null"
 //     refused);
@@ -93,7 +95,9 @@ func crossSite(r *http.Request, origins *httpguard.OriginRule) string {
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "", "same-origin", "none":
 	default:
-		return "Sec-Fetch-Site: " + site
+		if !origins.Listed(r.Header.Get("Origin")) {
+			return "Sec-Fetch-Site: " + site
+		}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
 		if !origins.Allows(r, origin) {

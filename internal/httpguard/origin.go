@@ -173,6 +173,14 @@ func (g *OriginRule) AllowsURL(r *http.Request, raw string) bool {
 	return err == nil && g.allows(r, o)
 }
 
+// Listed reports whether origin (an Origin header value) is one of the
+// extra origins, the only ones allowed to be another site than the
+// request's (the dashboard reads Sec-Fetch-Site: cross-site from them).
+func (g *OriginRule) Listed(origin string) bool {
+	o, err := ParseOrigin(origin)
+	return err == nil && g.extra[o]
+}
+
 // allows is the rule on a parsed origin.
 func (g *OriginRule) allows(r *http.Request, o Origin) bool {
 	return o == RequestOrigin(r) || g.extra[o]

@@ -76,6 +76,9 @@ func TestOriginRule(t *testing.T) {
 		{"Referer on own origin", func() bool { return rule.AllowsURL(plain, "http://127.0.0.1:7788/runs/x?y#z") }, true},
 		{"Referer elsewhere", func() bool { return rule.AllowsURL(plain, "http://127.0.0.1:1/runs") }, false},
 		{"Referer with user info", func() bool { return rule.AllowsURL(plain, "http://u@127.0.0.1:7788/") }, false},
+		{"extra is listed", func() bool { return rule.Listed("https://APP.example:443") }, true},
+		{"own origin is not listed", func() bool { return rule.Listed("http://127.0.0.1:7788") }, false},
+		{"no Origin is not listed", func() bool { return rule.Listed("") }, false},
 	} {
 		if got := c.allows(); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
