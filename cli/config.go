@@ -13,6 +13,7 @@ import (
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
+	"github.com/browsertask/browsertask/internal/httpguard"
 	"github.com/browsertask/browsertask/internal/netpolicy"
 	"github.com/browsertask/browsertask/mcp"
 )
@@ -39,7 +40,10 @@ type config struct {
 
 	engine engine.Config
 
-	leaseMs, heartbeatMs, graceMs, pollMs, recoveryMs, janitorMs int64
+	// ms holds the …-ms flags as given, in milliseconds; finish converts
+	// them into engine's time.Durations (msFlags lists them), so
+	// milliseconds stop at the command line.
+	ms msValues
 
 	// mcpSessionIdleMs closes an MCP HTTP session unused this long; 0
 	// never does (see mcpSessionTimeout).
@@ -68,7 +72,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.BoolVar(&c.headed, "headed", false, "show the browser window instead of running headless")
 	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token")
-	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra Origin values allowed on /mcp, comma-separated")
+	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra Origin values (scheme://host[:port]) allowed on /mcp and the dashboard, comma-separated")
 	fs.Int64Var(&c.mcpSessionIdleMs, "mcp-session-idle-ms", mcp.DefaultSessionTimeout.Milliseconds(),
 		"close an MCP HTTP session with no request (POST, open GET stream) for this long; 0 keeps sessions until DELETE")
 	if cmd == "mcp" {
@@ -85,27 +89,28 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.IntVar(&e.MaxConcurrentRuns, "max-concurrent-runs", d.MaxConcurrentRuns, "runs executing at once across all processes on this database")
 	fs.IntVar(&e.MaxURLs, "max-urls", d.MaxURLs, "most URLs one run may take")
 	fs.IntVar(&e.MaxTabsPerSession, "max-tabs-per-session", d.MaxTabsPerSession, "most tabs one browser session may open")
-	fs.Int64Var(&e.SyncTimeoutMs, "sync-timeout-ms", d.SyncTimeoutMs, "default and maximum timeoutMs of a sync run")
-	fs.Int64Var(&e.AsyncTimeoutMs, "async-timeout-ms", d.AsyncTimeoutMs, "default timeoutMs of an async or auto run")
+	m := &c.ms
+	fs.Int64Var(&m.syncTimeout, "sync-timeout-ms", d.SyncTimeout.Milliseconds(), "default and maximum timeoutMs of a sync run")
+	fs.Int64Var(&m.asyncTimeout, "async-timeout-ms", d.AsyncTimeout.Milliseconds(), "default timeoutMs of an async or auto run")
 	fs.Int64Var(&e.ArtifactMaxChunkSize, "artifact-max-chunk-size", d.ArtifactMaxChunkSize, "largest get_artifact chunk in bytes")
-	fs.Int64Var(&e.ArtifactTTLMs, "artifact-ttl-ms", d.ArtifactTTLMs, "how long artifacts are kept")
-	fs.Int64Var(&e.RunTTLMs, "run-ttl-ms", d.RunTTLMs, "how long finished runs and idempotency keys are kept")
-	fs.Int64Var(&e.AutoSyncBudgetMs, "auto-sync-budget-ms", d.AutoSyncBudgetMs, "how long mode auto waits before answering async")
-	fs.Int64Var(&e.TaskPollIntervalMs, "task-poll-interval-ms", d.TaskPollIntervalMs, "pollInterval suggested to task clients")
-	fs.Int64Var(&e.MaxTaskTTLMs, "max-task-ttl-ms", d.MaxTaskTTLMs, "largest task ttl granted")
-	fs.Int64Var(&e.SessionIdleTTLMs, "session-idle-ttl-ms", d.SessionIdleTTLMs, "a browser session unused this long is closed")
-	fs.Int64Var(&e.InputTimeoutMs, "input-timeout-ms", d.InputTimeoutMs, "how long a run waits for an answer it asked for (a one-time code, a confirmation) before failing with RUN_TIMEOUT")
+	fs.Int64Var(&m.artifactTTL, "artifact-ttl-ms", d.ArtifactTTL.Milliseconds(), "how long artifacts are kept")
+	fs.Int64Var(&m.runTTL, "run-ttl-ms", d.RunTTL.Milliseconds(), "how long finished runs and idempotency keys are kept")
+	fs.Int64Var(&m.autoSyncBudget, "auto-sync-budget-ms", d.AutoSyncBudget.Milliseconds(), "how long mode auto waits before answering async")
+	fs.Int64Var(&m.taskPollInterval, "task-poll-interval-ms", d.TaskPollInterval.Milliseconds(), "pollInterval suggested to task clients")
+	fs.Int64Var(&m.maxTaskTTL, "max-task-ttl-ms", d.MaxTaskTTL.Milliseconds(), "largest task ttl granted")
+	fs.Int64Var(&m.sessionIdleTTL, "session-idle-ttl-ms", d.SessionIdleTTL.Milliseconds(), "a browser session unused this long is closed")
+	fs.Int64Var(&m.inputTimeout, "input-timeout-ms", d.InputTimeout.Milliseconds(), "how long a run waits for an answer it asked for (a one-time code, a confirmation) before failing with RUN_TIMEOUT")
 	fs.Int64Var(&e.MaxInlineBytes, "max-inline-bytes", d.MaxInlineBytes, "budget of a tool answer in bytes: a larger inline result is cut to whole items (the artifact has them all), list_task_runs rows carry no result")
 	fs.DurationVar(&e.HistoryTTL, "history-ttl", d.HistoryTTL, "how long the history of a run (template, status, times, counts, error, inputs summary, artifact ids) is kept after the run itself is forgotten (--run-ttl-ms)")
 	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")
 	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
 	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
-	fs.Int64Var(&c.leaseMs, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")
-	fs.Int64Var(&c.heartbeatMs, "heartbeat-ms", d.HeartbeatInterval.Milliseconds(), "lease heartbeat and remote-cancel poll interval")
-	fs.Int64Var(&c.graceMs, "shutdown-grace-ms", d.ShutdownGrace.Milliseconds(), "how long running runs may finish after SIGINT/SIGTERM")
-	fs.Int64Var(&c.pollMs, "poll-ms", d.PollInterval.Milliseconds(), "how often queued runs of other processes are looked for")
-	fs.Int64Var(&c.recoveryMs, "recovery-interval-ms", d.RecoveryInterval.Milliseconds(), "how often expired leases are recovered")
-	fs.Int64Var(&c.janitorMs, "janitor-interval-ms", d.JanitorInterval.Milliseconds(), "how often expired runs and artifacts are purged")
+	fs.Int64Var(&m.lease, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")
+	fs.Int64Var(&m.heartbeat, "heartbeat-ms", d.HeartbeatInterval.Milliseconds(), "lease heartbeat and remote-cancel poll interval")
+	fs.Int64Var(&m.grace, "shutdown-grace-ms", d.ShutdownGrace.Milliseconds(), "how long running runs may finish after SIGINT/SIGTERM")
+	fs.Int64Var(&m.poll, "poll-ms", d.PollInterval.Milliseconds(), "how often queued runs of other processes are looked for")
+	fs.Int64Var(&m.recovery, "recovery-interval-ms", d.RecoveryInterval.Milliseconds(), "how often expired leases are recovered")
+	fs.Int64Var(&m.janitor, "janitor-interval-ms", d.JanitorInterval.Milliseconds(), "how often expired runs and artifacts are purged")
 	shared := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { shared[f.Name] = true })
 	if len(sub) > 0 {
@@ -157,8 +162,8 @@ func (c *config) finish() error {
 	if e.MaxConcurrentRuns < 1 {
 		return fmt.Errorf("--max-concurrent-runs must be >= 1, got %d", e.MaxConcurrentRuns)
 	}
-	if e.InputTimeoutMs < 1 {
-		return fmt.Errorf("--input-timeout-ms must be >= 1 (milliseconds a run waits for an answer), got %d", e.InputTimeoutMs)
+	if c.ms.inputTimeout < 1 {
+		return fmt.Errorf("--input-timeout-ms must be >= 1 (milliseconds a run waits for an answer), got %d", c.ms.inputTimeout)
 	}
 	if e.HistoryTTL <= 0 {
 		return fmt.Errorf("--history-ttl must be a positive duration such as 168h (7 days), got %v", e.HistoryTTL)
@@ -169,36 +174,18 @@ func (c *config) finish() error {
 	if c.mcpSessionIdleMs < 0 {
 		return fmt.Errorf("--mcp-session-idle-ms must be >= 0 (0 keeps sessions until the client deletes them), got %d", c.mcpSessionIdleMs)
 	}
+	for _, o := range splitList(c.allowedOrigins) {
+		if _, err := httpguard.ParseOrigin(o); err != nil {
+			return fmt.Errorf("--allowed-origins: %v", err)
+		}
+	}
 	if err := c.checkModel(); err != nil {
 		return err
 	}
 	if c.http != "" && c.http != "auto" && c.http != "off" {
 		return fmt.Errorf("--http must be auto or off, got %q", c.http)
 	}
-	ms := func(v int64, name string) (time.Duration, error) {
-		if v < 1 {
-			return 0, fmt.Errorf("--%s must be >= 1, got %d", name, v)
-		}
-		return time.Duration(v) * time.Millisecond, nil
-	}
-	var err error
-	for _, p := range []struct {
-		v    int64
-		name string
-		dst  *time.Duration
-	}{
-		{c.leaseMs, "lease-ms", &e.LeaseDuration},
-		{c.heartbeatMs, "heartbeat-ms", &e.HeartbeatInterval},
-		{c.graceMs, "shutdown-grace-ms", &e.ShutdownGrace},
-		{c.pollMs, "poll-ms", &e.PollInterval},
-		{c.recoveryMs, "recovery-interval-ms", &e.RecoveryInterval},
-		{c.janitorMs, "janitor-interval-ms", &e.JanitorInterval},
-	} {
-		if *p.dst, err = ms(p.v, p.name); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.ms.into(e)
 }
 
 // mcpSessionTimeout is --mcp-session-idle-ms as mcp.HTTPOptions wants it:

@@ -87,7 +87,7 @@ func (e *Engine) Artifact(ctx context.Context, artifactID string) (*Artifact, er
 		return nil, Wrap(ExecutionError, err, "load artifact: %v", err)
 	}
 	if a.Expired || a.ExpiresAt <= e.now() {
-		return nil, Errorf(ArtifactExpired, "artifact %q expired (artifactTtlMs %d)", artifactID, e.cfg.ArtifactTTLMs).
+		return nil, Errorf(ArtifactExpired, "artifact %q expired (artifactTtlMs %d)", artifactID, e.cfg.ArtifactTTL.Milliseconds()).
 			WithDetails(map[string]any{"artifactId": artifactID, "expiredAt": a.ExpiresAt})
 	}
 	return a, nil

@@ -126,7 +126,7 @@ func (v *runEnv) PutArtifactStream(ctx context.Context, name, mimeType string, w
 	now := v.e.now()
 	a := Artifact{
 		ID: "art_" + uuid.NewString(), RunID: v.run.RunID, Name: name, MimeType: mimeType,
-		Size: cw.n, CreatedAt: now, ExpiresAt: now + v.e.cfg.ArtifactTTLMs,
+		Size: cw.n, CreatedAt: now, ExpiresAt: now + v.e.cfg.ArtifactTTL.Milliseconds(),
 	}
 	// As writeCtx, with time for the size (at least 4 MiB/s).
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second+time.Duration(cw.n/(4<<20))*time.Second)

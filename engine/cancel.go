@@ -26,7 +26,7 @@ func (e *Engine) Cancel(ctx context.Context, runID, reason string) (*CancelResul
 	if reason != "" {
 		cerr.WithDetails(map[string]any{"reason": reason})
 	}
-	after, changed, err := e.store.CancelRun(ctx, CancelRunParams{RunID: runID, Reason: reason, Error: cerr, Now: e.now(), RunTTLMs: e.cfg.RunTTLMs})
+	after, changed, err := e.store.CancelRun(ctx, CancelRunParams{RunID: runID, Reason: reason, Error: cerr, Now: e.now(), RunTTLMs: e.cfg.RunTTL.Milliseconds()})
 	if errors.Is(err, ErrNotFound) {
 		return nil, Errorf(RunNotFound, "run %q does not exist or has expired", runID)
 	}

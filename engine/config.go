@@ -3,34 +3,49 @@ package engine
 import "time"
 
 // Config holds every limit of the runtime profile plus internal timings.
-// Zero values are replaced by the defaults of DefaultConfig.
+// Zero values are replaced by the defaults of DefaultConfig. Every length
+// of time is a time.Duration: milliseconds exist only at the wire (the
+// profile's …Ms fields, the CLI's …-ms flags), converted where they are
+// read or written, so no caller multiplies by time.Millisecond.
 type Config struct {
-	MaxConcurrentRuns    int
-	MaxURLs              int
-	MaxTabsPerSession    int
-	SyncTimeoutMs        int64
-	AsyncTimeoutMs       int64
+	MaxConcurrentRuns int
+	MaxURLs           int
+	MaxTabsPerSession int
+	// SyncTimeout is the default and largest running time of a sync run
+	// (syncTimeoutMs in the profile).
+	SyncTimeout time.Duration
+	// AsyncTimeout is the default running time of an async or auto run
+	// (asyncTimeoutMs).
+	AsyncTimeout         time.Duration
 	ArtifactMaxChunkSize int64
-	ArtifactTTLMs        int64
-	RunTTLMs             int64
-	AutoSyncBudgetMs     int64
-	TaskPollIntervalMs   int64
-	MaxTaskTTLMs         int64
-	// SessionIdleTTLMs closes a named browser session after this long
-	// without use (default 30 min).
-	SessionIdleTTLMs int64
-	TrustLevel       string // "local" or "restricted"
-	IsRemote         bool
-	AllowFileURLs    bool
+	// ArtifactTTL is how long an artifact is kept (artifactTtlMs).
+	ArtifactTTL time.Duration
+	// RunTTL is how long a finished run and its idempotency key are kept
+	// (runTtlMs).
+	RunTTL time.Duration
+	// AutoSyncBudget is how long mode auto waits for the end before
+	// answering async (autoSyncBudgetMs; DefaultAutoSyncBudget).
+	AutoSyncBudget time.Duration
+	// TaskPollInterval is the pollInterval suggested to task clients
+	// (taskPollIntervalMs).
+	TaskPollInterval time.Duration
+	// MaxTaskTTL is the largest task ttl granted (maxTaskTtlMs).
+	MaxTaskTTL time.Duration
+	// SessionIdleTTL closes a named browser session after this long
+	// without use (default 30 min; sessionIdleTtlMs).
+	SessionIdleTTL time.Duration
+	TrustLevel     string // "local" or "restricted"
+	IsRemote       bool
+	AllowFileURLs  bool
 	// MaxAttempts is how many executions of a run may end with their
 	// process gone (crash, kill -9, out of memory) before the run fails
 	// with EXECUTION_ERROR "interrupted N times" instead of being
 	// recovered again (default 3).
 	MaxAttempts int
-	// InputTimeoutMs is how long a run waits for an answer to a question
+	// InputTimeout is how long a run waits for an answer to a question
 	// it asked (default 10 min) before failing with RUN_TIMEOUT, details
-	// reason "no answer".
-	InputTimeoutMs int64
+	// reason "no answer" (inputTimeoutMs).
+	InputTimeout time.Duration
 	// MaxInlineBytes is the budget of a tool answer (default 64 KiB): an
 	// inline result larger than it is cut to whole items (answers.go), a
 	// longer result with no artifact of its own is also kept whole as
@@ -58,24 +73,30 @@ type Config struct {
 	TombstoneTTL time.Duration
 }
 
+// DefaultAutoSyncBudget is how long mode auto waits for a run to end
+// before answering with the async handle, when --auto-sync-budget-ms does
+// not say (the contract's 20 s). The profile's autoSyncBudgetMs reports
+// the effective value; mcp reads that, never a number of its own.
+const DefaultAutoSyncBudget = 20 * time.Second
+
 // DefaultConfig returns the contract defaults.
 func DefaultConfig() Config {
 	return Config{
 		MaxConcurrentRuns:    5,
 		MaxURLs:              1000,
 		MaxTabsPerSession:    20,
-		SyncTimeoutMs:        300000,
-		AsyncTimeoutMs:       600000,
+		SyncTimeout:          5 * time.Minute,
+		AsyncTimeout:         10 * time.Minute,
 		ArtifactMaxChunkSize: 262144,
-		ArtifactTTLMs:        86400000,
-		RunTTLMs:             1800000,
-		AutoSyncBudgetMs:     20000,
-		TaskPollIntervalMs:   1000,
-		MaxTaskTTLMs:         86400000,
-		SessionIdleTTLMs:     1800000,
+		ArtifactTTL:          24 * time.Hour,
+		RunTTL:               30 * time.Minute,
+		AutoSyncBudget:       DefaultAutoSyncBudget,
+		TaskPollInterval:     time.Second,
+		MaxTaskTTL:           24 * time.Hour,
+		SessionIdleTTL:       30 * time.Minute,
 		TrustLevel:           "local",
 		MaxAttempts:          3,
-		InputTimeoutMs:       DefaultInputTimeoutMs,
+		InputTimeout:         DefaultInputTimeout,
 		MaxInlineBytes:       DefaultMaxInlineBytes,
 		HistoryTTL:           7 * 24 * time.Hour,
 		HeartbeatInterval:    time.Second,
@@ -98,16 +119,16 @@ func (c Config) withDefaults() Config {
 		c.MaxAttempts = d.MaxAttempts
 	}
 	orDefault(&c.MaxTabsPerSession, d.MaxTabsPerSession)
-	orDefault(&c.SyncTimeoutMs, d.SyncTimeoutMs)
-	orDefault(&c.AsyncTimeoutMs, d.AsyncTimeoutMs)
+	orDefault(&c.SyncTimeout, d.SyncTimeout)
+	orDefault(&c.AsyncTimeout, d.AsyncTimeout)
 	orDefault(&c.ArtifactMaxChunkSize, d.ArtifactMaxChunkSize)
-	orDefault(&c.ArtifactTTLMs, d.ArtifactTTLMs)
-	orDefault(&c.RunTTLMs, d.RunTTLMs)
-	orDefault(&c.AutoSyncBudgetMs, d.AutoSyncBudgetMs)
-	orDefault(&c.TaskPollIntervalMs, d.TaskPollIntervalMs)
-	orDefault(&c.MaxTaskTTLMs, d.MaxTaskTTLMs)
-	orDefault(&c.SessionIdleTTLMs, d.SessionIdleTTLMs)
-	orDefault(&c.InputTimeoutMs, d.InputTimeoutMs)
+	orDefault(&c.ArtifactTTL, d.ArtifactTTL)
+	orDefault(&c.RunTTL, d.RunTTL)
+	orDefault(&c.AutoSyncBudget, d.AutoSyncBudget)
+	orDefault(&c.TaskPollInterval, d.TaskPollInterval)
+	orDefault(&c.MaxTaskTTL, d.MaxTaskTTL)
+	orDefault(&c.SessionIdleTTL, d.SessionIdleTTL)
+	orDefault(&c.InputTimeout, d.InputTimeout)
 	orDefault(&c.MaxInlineBytes, d.MaxInlineBytes)
 	orDefault(&c.HistoryTTL, d.HistoryTTL)
 	orDefault(&c.TrustLevel, d.TrustLevel)

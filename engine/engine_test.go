@@ -323,7 +323,7 @@ func TestTimeout(t *testing.T) {
 func TestIdempotentSubmission(t *testing.T) {
 	// The window (the run's TTL) is long enough for 100 concurrent submissions
 	// on a loaded 2-core CI machine under -race.
-	h := newHarness(t, engine.Config{RunTTLMs: 1500}, "")
+	h := newHarness(t, engine.Config{RunTTL: 1500 * time.Millisecond}, "")
 	var wg sync.WaitGroup
 	ids := make([]string, 100)
 	dedups := atomic.Int32{}

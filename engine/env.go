@@ -136,7 +136,7 @@ func (v *runEnv) PutArtifact(ctx context.Context, name, mimeType string, data []
 	now := v.e.now()
 	a := Artifact{
 		ID: "art_" + uuid.NewString(), RunID: v.run.RunID, Name: name, MimeType: mimeType,
-		Size: int64(len(data)), CreatedAt: now, ExpiresAt: now + v.e.cfg.ArtifactTTLMs,
+		Size: int64(len(data)), CreatedAt: now, ExpiresAt: now + v.e.cfg.ArtifactTTL.Milliseconds(),
 	}
 	wctx, cancel := writeCtx(ctx)
 	defer cancel()

@@ -231,7 +231,7 @@ func TestEventsExpireWithTheRun(t *testing.T) {
 	// The run may expire before a Wait call could observe it on a loaded machine,
 	// so the test follows the stored event log instead: first the terminal status
 	// event must appear, then the whole log must go with the run.
-	h := newHarness(t, engine.Config{RunTTLMs: 1000, JanitorInterval: 50 * time.Millisecond}, "")
+	h := newHarness(t, engine.Config{RunTTL: time.Second, JanitorInterval: 50 * time.Millisecond}, "")
 	runID := h.submit(`{"ms":1,"items":2}`).RunID
 	deadline := time.Now().Add(20 * time.Second)
 	sawTerminal := false

@@ -9,7 +9,7 @@ import (
 )
 
 func TestForgottenRunsLeaveHistory(t *testing.T) {
-	h := newHarness(t, engine.Config{RunTTLMs: 1, JanitorInterval: 20 * time.Millisecond}, "")
+	h := newHarness(t, engine.Config{RunTTL: time.Millisecond, JanitorInterval: 20 * time.Millisecond}, "")
 	ok := h.submit(`{"ms":0,"items":3,"artifact":"hello","mime":"text/plain"}`)
 	failed := h.submit(`{"ms":0,"fail":true}`)
 	// The janitor forgets both runs once they end (runTtlMs 1 ms) and

@@ -80,9 +80,9 @@ type AnswerInputParams struct {
 	Now              int64
 }
 
-// DefaultInputTimeoutMs is how long a run waits for an answer when the
+// DefaultInputTimeout is how long a run waits for an answer when the
 // configuration does not say (10 minutes).
-const DefaultInputTimeoutMs = 10 * 60 * 1000
+const DefaultInputTimeout = 10 * time.Minute
 
 // inputPoll is how often a waiting run looks for an answer another process
 // may have written; local answers wake it at once.
@@ -115,7 +115,7 @@ func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (j
 	now := v.e.now()
 	q.RunID = runID
 	q.RequestedAt = now
-	q.ExpiresAt = now + v.e.cfg.InputTimeoutMs
+	q.ExpiresAt = now + v.e.cfg.InputTimeout.Milliseconds()
 	if q.Kind == InputSecret {
 		pub, err := v.e.inputKeys.generate(runID, q.RequestID)
 		if err != nil {
@@ -164,8 +164,8 @@ func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (j
 				return v.opened(r)
 			}
 			if v.e.now() >= r.ExpiresAt {
-				return nil, Errorf(RunTimeout, "no answer to %q within %d ms (--input-timeout-ms)", q.Message, v.e.cfg.InputTimeoutMs).
-					WithDetails(map[string]any{"reason": "no answer", "requestId": q.RequestID, "inputTimeoutMs": v.e.cfg.InputTimeoutMs})
+				return nil, Errorf(RunTimeout, "no answer to %q within %d ms (--input-timeout-ms)", q.Message, v.e.cfg.InputTimeout.Milliseconds()).
+					WithDetails(map[string]any{"reason": "no answer", "requestId": q.RequestID, "inputTimeoutMs": v.e.cfg.InputTimeout.Milliseconds()})
 			}
 		}
 		select {

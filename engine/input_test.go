@@ -53,7 +53,7 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 	eng := askingEngine(t, engine.Config{})
 	id := submitAsk(t, eng)
 	p := waitPending(t, eng, id)
-	if len(p) != 1 || p[0].RequestID != "confirm" || p[0].Message != "Go on?" || p[0].ExpiresAt-p[0].RequestedAt != engine.DefaultInputTimeoutMs {
+	if len(p) != 1 || p[0].RequestID != "confirm" || p[0].Message != "Go on?" || p[0].ExpiresAt-p[0].RequestedAt != engine.DefaultInputTimeout.Milliseconds() {
 		t.Fatalf("pending = %+v", p)
 	}
 	if run, _ := eng.Get(context.Background(), id); run.Status != engine.StatusRunning {
@@ -86,7 +86,7 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 // TestAskWithoutAnswerTimesOut: nobody answers within the input timeout:
 // RUN_TIMEOUT with details.reason "no answer".
 func TestAskWithoutAnswerTimesOut(t *testing.T) {
-	eng := askingEngine(t, engine.Config{InputTimeoutMs: 300})
+	eng := askingEngine(t, engine.Config{InputTimeout: 300 * time.Millisecond})
 	id := submitAsk(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -86,7 +86,7 @@ func TestSecretAnswerFromAnotherProcess(t *testing.T) {
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"otp","kind":"secret","message":"Enter the code from your authenticator app"}]}`, 0)
 	run := waitingRun(t, other, id)
 	want := engine.WaitingInput{RequestID: "otp", Kind: "secret", Message: "Enter the code from your authenticator app",
-		RequestedAt: run.InputRequest.RequestedAt, ExpiresAt: run.InputRequest.RequestedAt + engine.DefaultInputTimeoutMs}
+		RequestedAt: run.InputRequest.RequestedAt, ExpiresAt: run.InputRequest.RequestedAt + engine.DefaultInputTimeout.Milliseconds()}
 	if *run.InputRequest != want || run.Status != engine.StatusRunning {
 		t.Fatalf("inputRequest = %+v (status %s), want %+v", run.InputRequest, run.Status, want)
 	}

@@ -64,7 +64,7 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 	// instead of leaving them queued until they expire, and close such
 	// sessions.
 	lost, err := e.store.FailOrphanedSessionRuns(ctx, FailOrphansParams{
-		Error: sessionLostError(), Now: now, OlderThan: now - e.orphanGrace(), RunTTLMs: e.cfg.RunTTLMs,
+		Error: sessionLostError(), Now: now, OlderThan: now - e.orphanGrace(), RunTTLMs: e.cfg.RunTTL.Milliseconds(),
 	})
 	if err != nil && ctx.Err() == nil {
 		e.log.Warn("fail runs of lost sessions failed", "err", err)
@@ -89,7 +89,7 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 			renew = true
 			continue
 		}
-		rec := Recovery{RunID: r.RunID, OwnerID: r.OwnerID, Now: now, RunTTLMs: e.cfg.RunTTLMs}
+		rec := Recovery{RunID: r.RunID, OwnerID: r.OwnerID, Now: now, RunTTLMs: e.cfg.RunTTL.Milliseconds()}
 		tpl := e.templates[r.TemplateID]
 		switch {
 		case r.Crashes+1 >= e.cfg.MaxAttempts:

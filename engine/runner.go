@@ -26,7 +26,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, stop context.CancelCauseFu
 	}
 	timeout := time.Duration(r.TimeoutMs) * time.Millisecond
 	if timeout <= 0 {
-		timeout = time.Duration(e.cfg.AsyncTimeoutMs) * time.Millisecond
+		timeout = e.cfg.AsyncTimeout
 	}
 	// The timeout bounds the running phase, less the time spent waiting for
 	// a person (deadline.go).
@@ -146,7 +146,7 @@ func (e *Engine) finishWith(r *Run, st RunStatus, result json.RawMessage, rerr *
 	defer cancel()
 	err := e.store.FinishRun(ctx, Finish{
 		RunID: r.RunID, OwnerID: e.ownerID, Attempt: r.Attempt, Status: st, Result: result, Error: rerr,
-		Now: e.now(), RunTTLMs: e.cfg.RunTTLMs, Progress: p,
+		Now: e.now(), RunTTLMs: e.cfg.RunTTL.Milliseconds(), Progress: p,
 	})
 	switch {
 	case errors.Is(err, ErrConflict):

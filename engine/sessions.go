@@ -65,8 +65,9 @@ func (e *Engine) sessionBrowser() (Browser, error) {
 	return e.browser, nil
 }
 
-// sessionIdleTTL is the idle lifetime of a named session in ms.
-func (e *Engine) sessionIdleTTL() int64 { return e.cfg.SessionIdleTTLMs }
+// sessionIdleTTL is the idle lifetime of a named session in ms, the unit
+// of the store's timestamps.
+func (e *Engine) sessionIdleTTL() int64 { return e.cfg.SessionIdleTTL.Milliseconds() }
 
 // CreateSession opens a named browser session owned by this process,
 // restoring a saved storage state when given. It expires after
@@ -202,7 +203,7 @@ func (e *Engine) ExportSessionState(ctx context.Context, sessionID string) (*Ses
 	}
 	now := e.now()
 	a := Artifact{ID: "art_" + uuid.NewString(), RunID: sessionID, Name: "session-state.json",
-		MimeType: "application/json", Size: int64(len(data)), CreatedAt: now, ExpiresAt: now + e.cfg.ArtifactTTLMs}
+		MimeType: "application/json", Size: int64(len(data)), CreatedAt: now, ExpiresAt: now + e.cfg.ArtifactTTL.Milliseconds()}
 	if err := e.store.PutLooseArtifact(ctx, a, data); err != nil {
 		return nil, Wrap(ExecutionError, err, "store session state: %v", err)
 	}
@@ -220,7 +221,7 @@ func (e *Engine) touchSession(ctx context.Context, s *Session) {
 
 // sessionSweepInterval is how often idle sessions are looked for.
 func (e *Engine) sessionSweepInterval() time.Duration {
-	d := time.Duration(e.sessionIdleTTL()) * time.Millisecond / 10
+	d := e.cfg.SessionIdleTTL / 10
 	return min(max(d, 200*time.Millisecond), 10*time.Second)
 }
 

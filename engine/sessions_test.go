@@ -67,7 +67,7 @@ func TestSessionLifecycle(t *testing.T) {
 	defer store.Close()
 	fb := &fakeBrowser{open: map[string]json.RawMessage{}}
 	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{newSleep()}, Browser: fb,
-		Config: engine.Config{SessionIdleTTLMs: 1500, PollInterval: 20 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
+		Config: engine.Config{SessionIdleTTL: 1500 * time.Millisecond, PollInterval: 20 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

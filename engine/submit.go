@@ -100,6 +100,12 @@ type SubmitResult struct {
 // MaxTimeoutMs is the contract's upper bound of options.timeoutMs.
 const MaxTimeoutMs = 600000
 
+// MaxIdempotencyKeyChars is the longest options.idempotencyKey, in
+// characters (Unicode code points, as JSON Schema's maxLength counts). It is
+// defined here, where Submit enforces it, and mcp's tool schema reads it, so
+// the schema a client sees and the check it meets cannot drift apart.
+const MaxIdempotencyKeyChars = 200
+
 // Submit validates r and creates a queued run, or returns the existing run
 // for a live idempotency key. It does not wait. Errors: INVALID_PARAMETER,
 // TEMPLATE_NOT_FOUND, TEMPLATE_VERSION_UNSUPPORTED, SESSION_NOT_FOUND,
@@ -137,9 +143,9 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	// Secrets are masked in the stored copy and kept in memory (secrets.go).
 	storedInputs, secrets := protectSecrets(tpl, inputs)
 	now := e.now()
-	ttl := e.cfg.RunTTLMs
+	ttl := e.cfg.RunTTL.Milliseconds()
 	if r.TaskTTLMs > 0 {
-		ttl = min(max(r.TaskTTLMs, e.cfg.RunTTLMs), e.cfg.MaxTaskTTLMs)
+		ttl = min(max(r.TaskTTLMs, ttl), e.cfg.MaxTaskTTL.Milliseconds())
 	}
 	run := &Run{
 		RunID: "run_" + uuid.NewString(), TemplateID: info.TemplateID, TemplateVersion: version,
@@ -169,7 +175,7 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	}
 	var idem *IdempotencyClaim
 	if r.IdempotencyKey != "" {
-		idem = &IdempotencyClaim{TemplateID: info.TemplateID, Key: r.IdempotencyKey, Now: now, ExpiresAt: now + e.cfg.RunTTLMs}
+		idem = &IdempotencyClaim{TemplateID: info.TemplateID, Key: r.IdempotencyKey, Now: now, ExpiresAt: now + e.cfg.RunTTL.Milliseconds()}
 	}
 	stored, dedup, err := e.store.CreateRun(ctx, run, idem)
 	if err != nil || dedup {
@@ -205,18 +211,20 @@ func (e *Engine) runOptions(r SubmitRequest) (Mode, int64, error) {
 	if timeout < 0 || timeout > MaxTimeoutMs {
 		return "", 0, Errorf(InvalidParameter, "options.timeoutMs must be 1..%d, got %d", MaxTimeoutMs, timeout)
 	}
-	if mode == ModeSync && timeout > e.cfg.SyncTimeoutMs {
+	// The run keeps its timeout in ms, as the contract shows it.
+	syncMax := e.cfg.SyncTimeout.Milliseconds()
+	if mode == ModeSync && timeout > syncMax {
 		return "", 0, Errorf(InvalidParameter, "options.timeoutMs must be at most syncTimeoutMs (%d) in sync mode, got %d; use mode async for longer runs",
-			e.cfg.SyncTimeoutMs, timeout).WithDetails(map[string]any{"field": "options.timeoutMs"})
+			syncMax, timeout).WithDetails(map[string]any{"field": "options.timeoutMs"})
 	}
 	if timeout == 0 {
-		timeout = e.cfg.AsyncTimeoutMs
+		timeout = e.cfg.AsyncTimeout.Milliseconds()
 		if mode == ModeSync {
-			timeout = e.cfg.SyncTimeoutMs
+			timeout = syncMax
 		}
 	}
-	if n := utf8.RuneCountInString(r.IdempotencyKey); r.IdempotencyKey != "" && n > 200 {
-		return "", 0, Errorf(InvalidParameter, "options.idempotencyKey must be 1..200 characters, got %d", n)
+	if n := utf8.RuneCountInString(r.IdempotencyKey); r.IdempotencyKey != "" && n > MaxIdempotencyKeyChars {
+		return "", 0, Errorf(InvalidParameter, "options.idempotencyKey must be 1..%d characters, got %d", MaxIdempotencyKeyChars, n)
 	}
 	return mode, timeout, nil
 }

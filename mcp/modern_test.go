@@ -220,7 +220,7 @@ func TestModernDiscover(t *testing.T) {
 // extension the same call answers the async handle; the task methods keep
 // their rules (-32021, -32602, -32601, -32020).
 func TestModernRunAsTask(t *testing.T) {
-	eng := newEngine(t, engine.Config{TaskPollIntervalMs: 100})
+	eng := newEngine(t, engine.Config{TaskPollInterval: 100 * time.Millisecond})
 	c := newModernServer(t, eng, HTTPOptions{})
 	args := map[string]any{"name": "run_task_template", "arguments": map[string]any{
 		"templateId": "dev_echo", "inputs": map[string]any{"items": 3, "sleepMs": 100}, "options": map[string]any{"mode": "async"}}}

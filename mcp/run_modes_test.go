@@ -11,7 +11,7 @@ import (
 )
 
 func TestRunModes(t *testing.T) {
-	eng := newEngine(t, engine.Config{AutoSyncBudgetMs: 60000})
+	eng := newEngine(t, engine.Config{AutoSyncBudget: time.Minute})
 	tc := newTestClient(t, eng)
 	ctx := context.Background()
 
@@ -54,7 +54,7 @@ func TestRunModes(t *testing.T) {
 // leaves the run running.
 func TestAutoAnswersAsyncOnceTheBudgetElapsed(t *testing.T) {
 	const budget = 300 * time.Millisecond
-	eng := newEngine(t, engine.Config{AutoSyncBudgetMs: budget.Milliseconds()})
+	eng := newEngine(t, engine.Config{AutoSyncBudget: budget})
 	tc := newTestClient(t, eng)
 	start := time.Now()
 	_, sc := tc.call(t, context.Background(), "run_task_template", runArgs(slowRun, "auto", nil))
@@ -150,7 +150,7 @@ func TestSyncRequestCancellationCancelsRunOnce(t *testing.T) {
 }
 
 func TestAutoRequestCancellationCancelsRun(t *testing.T) {
-	eng := newEngine(t, engine.Config{AutoSyncBudgetMs: 60000})
+	eng := newEngine(t, engine.Config{AutoSyncBudget: time.Minute})
 	tc, logs := newLoggedClient(t, eng)
 	cancel, done := callInBackground(t, tc, runArgs(slowRun, "auto", nil))
 	cancel()

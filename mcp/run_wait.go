@@ -8,9 +8,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// defaultAutoBudget is autoSyncBudgetMs when the profile does not say.
-const defaultAutoBudget = 20 * time.Second
-
 // cancelTimeout bounds the Cancel issued after the client gave up, which
 // runs on a context detached from the (already cancelled) request.
 const cancelTimeout = 10 * time.Second
@@ -18,12 +15,15 @@ const cancelTimeout = 10 * time.Second
 // clientCancelReason is the cancel reason when the MCP request is cancelled.
 const clientCancelReason = "client cancelled the request"
 
-// autoBudget is how long auto mode waits before answering async.
+// autoBudget is how long auto mode waits before answering async: the
+// profile's autoSyncBudgetMs, which the engine always fills. An Engine
+// whose profile leaves it out gets the engine's default rather than a
+// wait without end.
 func autoBudget(p engine.Profile) time.Duration {
 	if p.AutoSyncBudgetMs > 0 {
 		return time.Duration(p.AutoSyncBudgetMs) * time.Millisecond
 	}
-	return defaultAutoBudget
+	return engine.DefaultAutoSyncBudget
 }
 
 // waitAnswer waits for the submitted run to end and answers with it (mode

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -44,7 +45,7 @@ func rawModern(t *testing.T, url, method, name, body string) (int, map[string]an
 // the params of every request with an Mcp-Name header, in the message
 // itself, and in a tool's arguments; no run is canceled.
 func TestModernKeysCheckedAsActedOn(t *testing.T) {
-	eng := newEngine(t, engine.Config{TaskPollIntervalMs: 100})
+	eng := newEngine(t, engine.Config{TaskPollInterval: 100 * time.Millisecond})
 	c := newModernServer(t, eng, HTTPOptions{})
 	start := func() string {
 		r := c.call("tools/call", map[string]any{"name": "run_task_template", "arguments": map[string]any{

@@ -17,7 +17,7 @@ import (
 
 // taskTestConfig makes ttl capping and flooring observable.
 func taskTestConfig() engine.Config {
-	return engine.Config{RunTTLMs: 120000, MaxTaskTTLMs: 3600000, TaskPollIntervalMs: 500,
+	return engine.Config{RunTTL: 2 * time.Minute, MaxTaskTTL: time.Hour, TaskPollInterval: 500 * time.Millisecond,
 		PollInterval: 20 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond}
 }
 

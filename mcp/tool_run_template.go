@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,10 +35,11 @@ func (s *Server) runTaskTemplateTool() toolDef {
 			"unknown input fields are rejected. Without sessionId the run gets its own fresh browser session. " +
 			"options.mode: \"sync\" waits for the end and returns the full run (result or error); " +
 			"\"async\" returns at once {runId, sessionId, status, mode, deduplicated} - then poll get_task_run; " +
-			"\"auto\" (default) waits up to autoSyncBudgetMs (see get_runtime_profile, default 20 s) and answers " +
+			"\"auto\" (default) waits up to autoSyncBudgetMs (see get_runtime_profile, default " +
+			strconv.Itoa(int(engine.DefaultAutoSyncBudget/time.Second)) + " s) and answers " +
 			"like sync if the run finished, else like async. The answer's mode field says which happened. " +
 			"options.timeoutMs (1..600000; sync at most syncTimeoutMs) bounds the running phase; when it elapses " +
-			"the run fails with RUN_TIMEOUT. options.idempotencyKey (1..200 chars) makes a repeat submission " +
+			"the run fails with RUN_TIMEOUT. options.idempotencyKey (1.." + strconv.Itoa(engine.MaxIdempotencyKeyChars) + " chars) makes a repeat submission " +
 			"within the run TTL return the same run with deduplicated=true. Cancelling this request while it " +
 			"waits cancels the run (unless it was deduplicated). Sends progress notifications when the request " +
 			"carries a progressToken. A finished run's answer is sized like get_task_run's (result cut to the " +
@@ -54,7 +57,7 @@ func (s *Server) runTaskTemplateTool() toolDef {
 					"description": "sync: wait for the end; async: return at once; auto: wait up to autoSyncBudgetMs."},
 				"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxTimeoutMs,
 					"description": "Bound on the running phase in ms (queue time excluded). Default: syncTimeoutMs for sync, asyncTimeoutMs otherwise."},
-				"idempotencyKey": map[string]any{"type": "string", "minLength": 1, "maxLength": 200,
+				"idempotencyKey": map[string]any{"type": "string", "minLength": 1, "maxLength": engine.MaxIdempotencyKeyChars,
 					"description": "Deduplicates submissions of the same template within the run TTL."},
 				"outputSchema": objectOrBoolean("JSON Schema (2020-12) for templates that declare usesOutputSchema in list_task_templates (required there: each item must match it); other templates ignore it."),
 			}),

@@ -14,13 +14,10 @@ import (
 
 // Limits and defaults of batch_extract_pages.
 const (
-	batchMaxURLs          = 1000
-	batchMaxConcurrency   = 20
-	batchDefaultConc      = 4
-	batchDefaultTimeoutMs = 30000
-	maxTextChars          = 20000
-	maxLinksPerPage       = 1000
-	maxFirstErrors        = 5
+	batchMaxURLs    = 1000
+	maxTextChars    = 20000
+	maxLinksPerPage = 1000
+	maxFirstErrors  = 5
 )
 
 // BatchExtractPages is the batch_extract_pages template: open many URLs in
@@ -106,7 +103,7 @@ func (t *BatchExtractPages) Info() engine.TemplateInfo {
 			"STEP_EXECUTION_FAILED. The result lists every page without its text; the artifact pages.json " +
 			"holds everything. Resumable: after a restart, pages already done are not fetched again; submitting the " +
 			"same inputs again after a run that failed or was canceled continues from the pages it finished.",
-		InputSchema:  json.RawMessage(batchInputSchema),
+		InputSchema:  json.RawMessage(batchInputSchema()),
 		ResultSchema: json.RawMessage(batchResultSchema),
 		TrustLevel:   "any",
 		Resumable:    true,

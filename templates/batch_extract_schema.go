@@ -1,14 +1,19 @@
 package templates
 
-// batchInputSchema is batch_extract_pages' input JSON Schema.
-const batchInputSchema = `{
+import "strconv"
+
+// batchInputSchema is batch_extract_pages' input JSON Schema. The page-load
+// inputs are the fragments every page template shares (common.go), their
+// numbers written from the Go constants the run applies.
+func batchInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false,
   "required": ["urls"],
   "properties": {
     "urls": {
-      "type": "array", "minItems": 1, "maxItems": 1000,
+      "type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(batchMaxURLs) + `,
       "description": "Absolute http(s) URLs to open; duplicates are removed, order is kept. The server's maxUrls also applies.",
       "items": {"type": "string", "minLength": 1, "maxLength": 8192}
     },
@@ -35,11 +40,12 @@ const batchInputSchema = `{
     "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json (the first 1000 distinct links; linksTruncated: true when the page has more)."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
     "blockResources": ` + blockResourcesSchema + `,
-    "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."},
-    "perPageTimeoutMs": {"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT."},
-    "waitFor": {"type": "string", "minLength": 1, "maxLength": 1000, "default": "load", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}
+    "concurrency": ` + concurrencySchema() + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
+    "waitFor": ` + waitForSchema + `
   }
 }`
+}
 
 // batchResultSchema is batch_extract_pages' result JSON Schema.
 const batchResultSchema = `{

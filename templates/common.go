@@ -17,14 +17,8 @@ import (
 
 // Inputs shared by the page templates (03 §3.4 "common inputs").
 const (
-	viewportSchema = `{"type": "object", "additionalProperties": false, "required": ["width", "height"],
-      "description": "Viewport size in CSS pixels (default 1280x800).",
-      "properties": {"width": {"type": "integer", "minimum": 200, "maximum": 4000},
-                     "height": {"type": "integer", "minimum": 200, "maximum": 4000}}}`
-	concurrencySchema    = `{"type": "integer", "minimum": 1, "maximum": 20, "default": 4, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."}`
-	perPageTimeoutSchema = `{"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT."}`
-	waitForSchema        = `{"type": "string", "minLength": 1, "maxLength": 1000, "default": "load", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}`
-	urlListSchema        = `{"type": "array", "minItems": 1, "maxItems": 100, "description": "Absolute http(s) URLs; duplicates are removed, order is kept.", "items": {"type": "string", "minLength": 1, "maxLength": 8192}}`
+	waitForSchema = `{"type": "string", "minLength": 1, "maxLength": 1000, "default": "` + browser.WaitLoad + `", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}`
+	urlListSchema = `{"type": "array", "minItems": 1, "maxItems": 100, "description": "Absolute http(s) URLs; duplicates are removed, order is kept.", "items": {"type": "string", "minLength": 1, "maxLength": 8192}}`
 	// errorObjectSchema is a page's error: the error object, or null when
 	// the page succeeded. Nullability is an anyOf of single-type branches,
 	// not a type array, which single-type schema dialects reject.
@@ -42,6 +36,46 @@ const (
 	defaultViewportWidth  = 1280
 	defaultViewportHeight = 800
 )
+
+// Page-load defaults and bounds of every page-visiting template. These
+// constants are their only home: pageLoad.applyDefaults (and run_steps,
+// login) apply them, and the input schemas state them through
+// concurrencySchema(), perPageTimeoutSchema(), pageTimeoutSchema and
+// viewportSchema(), which write the numbers from here, so what a client
+// reads in list_task_templates is what a run does.
+const (
+	defaultConcurrency      = 4
+	maxConcurrency          = 20
+	defaultPerPageTimeoutMs = 30000
+	minPerPageTimeoutMs     = 1000
+	maxPerPageTimeoutMs     = 120000
+)
+
+// concurrencySchema() is the schema of the common input concurrency.
+func concurrencySchema() string {
+	return `{"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(maxConcurrency) + `, "default": ` + strconv.Itoa(defaultConcurrency) +
+		`, "description": "Tabs working in parallel (at most the server's maxTabsPerSession)."}`
+}
+
+// perPageTimeoutSchema() is the schema of the common input perPageTimeoutMs.
+func perPageTimeoutSchema() string {
+	return pageTimeoutSchema("Deadline for loading one page; past it the page fails with NAVIGATION_TIMEOUT.")
+}
+
+// pageTimeoutSchema is the schema of a page-load deadline in ms (bounds
+// and default of perPageTimeoutMs) with its own description.
+func pageTimeoutSchema(description string) string {
+	return `{"type": "integer", "minimum": ` + strconv.Itoa(minPerPageTimeoutMs) + `, "maximum": ` + strconv.Itoa(maxPerPageTimeoutMs) +
+		`, "default": ` + strconv.Itoa(defaultPerPageTimeoutMs) + `, "description": ` + strconv.Quote(description) + `}`
+}
+
+// viewportSchema() is the schema of the common input viewport.
+func viewportSchema() string {
+	return `{"type": "object", "additionalProperties": false, "required": ["width", "height"],
+      "description": "Viewport size in CSS pixels (default ` + strconv.Itoa(defaultViewportWidth) + "x" + strconv.Itoa(defaultViewportHeight) + `).",
+      "properties": {"width": {"type": "integer", "minimum": 200, "maximum": 4000},
+                     "height": {"type": "integer", "minimum": 200, "maximum": 4000}}}`
+}
 
 // urlPolicy is the URL policy for a profile: its trust level and file:
 // setting plus the browser manager's deny list (the daemon's listener).
@@ -244,14 +278,15 @@ type pageLoad struct {
 	WaitFor          string `json:"waitFor"`
 }
 
-// applyDefaults fills what the caller left out: concurrency 4,
-// perPageTimeoutMs 30000, waitFor "load".
+// applyDefaults fills what the caller left out: concurrency
+// defaultConcurrency, perPageTimeoutMs defaultPerPageTimeoutMs, waitFor
+// "load".
 func (p *pageLoad) applyDefaults() {
 	if p.Concurrency <= 0 {
-		p.Concurrency = batchDefaultConc
+		p.Concurrency = defaultConcurrency
 	}
 	if p.PerPageTimeoutMs <= 0 {
-		p.PerPageTimeoutMs = batchDefaultTimeoutMs
+		p.PerPageTimeoutMs = defaultPerPageTimeoutMs
 	}
 	if p.WaitFor == "" {
 		p.WaitFor = browser.WaitLoad

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/browsertask/browsertask/browser"
@@ -21,33 +22,6 @@ var _ engine.Template = (*CrawlSite)(nil)
 // NewCrawlSite returns the template, working in the run's session of b.
 func NewCrawlSite(b *browser.Manager) engine.Template { return &CrawlSite{b: b} }
 
-// crawlScope is where a crawl goes: its start and its limits, in the
-// inputs of crawl_site and of extract_structured with startUrl.
-type crawlScope struct {
-	StartURL   string   `json:"startUrl"`
-	MaxPages   int      `json:"maxPages"`
-	MaxDepth   *int     `json:"maxDepth"`
-	SameOrigin *bool    `json:"sameOrigin"`
-	Include    []string `json:"include"`
-	Exclude    []string `json:"exclude"`
-}
-
-// applyDefaults fills the limits left out: maxPages 50, maxDepth 10,
-// sameOrigin true.
-func (c *crawlScope) applyDefaults() {
-	if c.MaxPages <= 0 {
-		c.MaxPages = 50
-	}
-	if c.MaxDepth == nil {
-		d := 10
-		c.MaxDepth = &d
-	}
-	if c.SameOrigin == nil {
-		t := true
-		c.SameOrigin = &t
-	}
-}
-
 // crawlInputs are crawl_site's validated inputs.
 type crawlInputs struct {
 	crawlScope
@@ -62,18 +36,13 @@ type crawlInputs struct {
 	resourceBlocking
 }
 
-const crawlInputSchema = `{
+func crawlInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["startUrl"],
   "properties": {
     "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Absolute http(s) URL where the crawl starts (depth 0)."},
-    "maxPages": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 50, "description": "Most pages visited. The server's maxUrls (1000 unless its config says otherwise) applies: a larger value is refused with INVALID_PARAMETER."},
-    "maxDepth": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "Most link hops from the start page."},
-    "sameOrigin": {"type": "boolean", "default": true, "description": "Follow only links to the start page's origin."},
-    "include": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-      "description": "URL globs a link must match one of to be followed (* = any characters, ? = one); empty = all."},
-    "exclude": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-      "description": "URL globs of links never followed (* = any characters, ? = one)."},
+    ` + crawlScopeSchema("") + `,
     "fields": {"type": "object", "maxProperties": 100, "description": "As batch_extract_pages: name → CSS selector or {selector, attr?, all?}, capped as there (a capped field is named in the page's fieldsCapped).",
       "additionalProperties": {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
         {"type": "object", "additionalProperties": false, "required": ["selector"], "properties": {
@@ -83,11 +52,12 @@ const crawlInputSchema = `{
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
     "blockResources": ` + blockResourcesSchema + `,
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, fields, title and links, and a host whose HTML differs or is an empty app shell is read in the browser from then on; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
-    "concurrency": ` + concurrencySchema + `,
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "concurrency": ` + concurrencySchema() + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
     "waitFor": ` + waitForSchema + `
   }
 }`
+}
 
 const crawlResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -112,7 +82,7 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 		TemplateID: "crawl_site", Version: 1, Versions: []int{1},
 		Title: "Crawl a website",
 		Description: "Starts at startUrl and follows links breadth first: the start page is depth 0, its links depth 1, " +
-			"and so on up to maxDepth (default 10), visiting at most maxPages pages (default 50, at most the server's maxUrls), " +
+			"and so on up to maxDepth (default " + strconv.Itoa(defaultCrawlDepth) + "), visiting at most maxPages pages (default " + strconv.Itoa(defaultCrawlPages) + ", at most the server's maxUrls), " +
 			"by default only on the start page's origin (sameOrigin), optionally filtered by include/exclude URL globs " +
 			"(* = any characters). Each page gets the same output as batch_extract_pages (final URL, HTTP status, " +
 			"title, fields, optional text, links, meta) plus its depth; pages.json holds everything. Use it to " +
@@ -120,7 +90,7 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 			"are found. Failed pages are recorded (partial_success); all failing gives STEP_EXECUTION_FAILED. " +
 			"Resumable: pages already done are not fetched again, after a restart and when the same inputs are " +
 			"submitted again after a run that failed or was canceled (its pages are continued from).",
-		InputSchema: json.RawMessage(crawlInputSchema), ResultSchema: json.RawMessage(crawlResultSchema),
+		InputSchema: json.RawMessage(crawlInputSchema()), ResultSchema: json.RawMessage(crawlResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true, ContinuesEarlierRuns: true,
 		EstimatedStepsHint: "one step per page visited, at most maxPages",
 		Examples:           []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/docs/","maxPages":50,"maxDepth":3,"exclude":["*/archive/*"],"fields":{"heading":"h1"}}`)},

@@ -92,7 +92,8 @@ func parseStructuredInputs(raw json.RawMessage) (*structuredInputs, error) {
 // structuredInputSchema is extract_structured's input JSON Schema. The
 // anyOf asks for urls or startUrl; that not both are given is checked by
 // Check (a schema's own message for it names neither field).
-const structuredInputSchema = `{
+func structuredInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "additionalProperties": false,
@@ -104,21 +105,16 @@ const structuredInputSchema = `{
       "items": {"type": "string", "minLength": 1, "maxLength": 8192}
     },
     "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Instead of urls: an absolute http(s) URL to crawl from as crawl_site does (breadth first, within maxPages, maxDepth, sameOrigin, include, exclude); every page visited, the start page included, gives one object. Give exactly one of urls and startUrl."},
-    "maxPages": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 50, "description": "With startUrl: most pages visited. The server's maxUrls (1000 unless its config says otherwise) applies: a larger value is refused with INVALID_PARAMETER."},
-    "maxDepth": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "With startUrl: most link hops from the start page."},
-    "sameOrigin": {"type": "boolean", "default": true, "description": "With startUrl: follow only links to the start page's origin."},
-    "include": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-      "description": "With startUrl: URL globs a link must match one of to be followed (* = any characters, ? = one); empty = all."},
-    "exclude": {"type": "array", "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-      "description": "With startUrl: URL globs of links never followed (* = any characters, ? = one)."},
+    ` + crawlScopeSchema("With startUrl: ") + `,
     "instruction": {"type": "string", "maxLength": 4000, "description": "Shown to the model with each page that still has missing properties (e.g. \"prices without tax\"); unused when no model is configured or nothing is missing."},
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default: what the page shows after its scripts ran), \"http\" (the HTML the server sends, fetched and parsed without a browser: much faster; JSON-LD, microdata, meta tags and x-selector hints in server-rendered markup are all there, nothing scripts add is) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, and a host whose browser HTML fills properties the HTTP HTML did not, gives other values, or whose HTML is an empty app shell is read in the browser from then on; items.json says renderedBy and renderReason per page). In a named session the browser is used."},
     "blockResources": ` + blockResourcesSchema + `,
-    "concurrency": ` + concurrencySchema + `,
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "concurrency": ` + concurrencySchema() + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
     "waitFor": ` + waitForSchema + `
   }
 }`
+}
 
 // structuredResultSchema is extract_structured's result JSON Schema.
 const structuredResultSchema = `{
@@ -180,7 +176,7 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 			"[\"name\",\"price\"],\"properties\":{\"name\":{\"type\":\"string\"},\"price\":{\"type\":\"number\"}," +
 			"\"currency\":{\"type\":\"string\"},\"rating\":{\"type\":\"number\"}}}. Resumable: after a restart, pages " +
 			"already done are neither fetched nor sent to the model again.",
-		InputSchema:          json.RawMessage(structuredInputSchema),
+		InputSchema:          json.RawMessage(structuredInputSchema()),
 		ResultSchema:         json.RawMessage(structuredResultSchema),
 		TrustLevel:           "any",
 		Resumable:            true,

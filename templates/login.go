@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
@@ -47,7 +48,8 @@ type loginInputs struct {
 	PerPageTimeoutMs int `json:"perPageTimeoutMs"`
 }
 
-const loginInputSchema = `{
+func loginInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["url", "username", "password"],
   "properties": {
@@ -65,11 +67,12 @@ const loginInputSchema = `{
       "description": "How to tell the login worked: the URL contains urlContains and/or selector matches. Default: the page no longer shows a password field.",
       "properties": {"urlContains": {"type": "string", "minLength": 1, "maxLength": 2000},
                      "selector": {"type": "string", "minLength": 1, "maxLength": 1000}}},
-    "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 60000, "default": 5000, "description": "How long to wait for the form's fields to appear."},
-    "successTimeoutMs": {"type": "integer", "minimum": 500, "maximum": 120000, "default": 15000, "description": "How long the success check may take after submitting."},
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `
+    "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 60000, "default": ` + strconv.Itoa(defaultLoginFormTimeoutMs) + `, "description": "How long to wait for the form's fields to appear."},
+    "successTimeoutMs": {"type": "integer", "minimum": 500, "maximum": 120000, "default": ` + strconv.Itoa(defaultLoginSuccessTimeoutMs) + `, "description": "How long the success check may take after submitting."},
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `
   }
 }`
+}
 
 const loginResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -96,7 +99,7 @@ func (t *Login) Info() engine.TemplateInfo {
 			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page; details.reason " +
 			"\"declined\" when the person declined to give the one-time code, \"rejected\" when the site did not accept it), " +
 			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
-		InputSchema: json.RawMessage(loginInputSchema), ResultSchema: json.RawMessage(loginResultSchema),
+		InputSchema: json.RawMessage(loginInputSchema()), ResultSchema: json.RawMessage(loginResultSchema),
 		TrustLevel: "any", Resumable: false, NeedsBrowser: true,
 		EstimatedStepsHint: "4 steps: open, fill, submit, verify",
 		Examples:           []json.RawMessage{json.RawMessage(`{"url":"https://example.com/login","username":"alice","password":"…","success":{"urlContains":"/dashboard"}}`)},
@@ -106,19 +109,26 @@ func (t *Login) Info() engine.TemplateInfo {
 // RequiresSession reports that login needs a named session.
 func (t *Login) RequiresSession() bool { return true }
 
+// login's own waits when the inputs leave them out, applied by
+// parseLoginInputs and stated by loginInputSchema.
+const (
+	defaultLoginFormTimeoutMs    = 5000
+	defaultLoginSuccessTimeoutMs = 15000
+)
+
 func parseLoginInputs(raw json.RawMessage) (*loginInputs, error) {
 	in := &loginInputs{}
 	if err := decodeInputs(raw, in); err != nil {
 		return nil, err
 	}
 	if in.TimeoutMs <= 0 {
-		in.TimeoutMs = 5000
+		in.TimeoutMs = defaultLoginFormTimeoutMs
 	}
 	if in.SuccessTimeoutMs <= 0 {
-		in.SuccessTimeoutMs = 15000
+		in.SuccessTimeoutMs = defaultLoginSuccessTimeoutMs
 	}
 	if in.PerPageTimeoutMs <= 0 {
-		in.PerPageTimeoutMs = batchDefaultTimeoutMs
+		in.PerPageTimeoutMs = defaultPerPageTimeoutMs
 	}
 	return in, nil
 }

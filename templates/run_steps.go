@@ -99,7 +99,7 @@ func parseStepsInputs(raw json.RawMessage) (*stepsInputs, error) {
 		return nil, err
 	}
 	if in.NavigationTimeoutMs <= 0 {
-		in.NavigationTimeoutMs = batchDefaultTimeoutMs
+		in.NavigationTimeoutMs = defaultPerPageTimeoutMs
 	}
 	return in, nil
 }

@@ -65,8 +65,8 @@ func runStepsInputSchema() string {
       ` + stepSchema("takeover", msgProp, "message") + `,
       ` + stepSchema("evaluate", `"script": {"type": "string", "minLength": 1, "maxLength": 100000, "description": "A JavaScript expression (wrap statements in an IIFE); a returned promise is awaited; its JSON value goes to result.values[name]."}, `+nameProp, "script") + `
     ]}},
-    "viewport": ` + viewportSchema + `,
-    "navigationTimeoutMs": {"type": "integer", "minimum": 1000, "maximum": 120000, "default": 30000, "description": "Load deadline of startUrl and navigate steps; past it the step fails with NAVIGATION_TIMEOUT."}
+    "viewport": ` + viewportSchema() + `,
+    "navigationTimeoutMs": ` + pageTimeoutSchema("Load deadline of startUrl and navigate steps; past it the step fails with NAVIGATION_TIMEOUT.") + `
   }
 }`
 }

@@ -33,7 +33,8 @@ type pdfInputs struct {
 	pageLoad
 }
 
-const pdfInputSchema = `{
+func pdfInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["urls"],
   "properties": {
@@ -41,11 +42,12 @@ const pdfInputSchema = `{
     "landscape": {"type": "boolean", "default": false},
     "printBackground": {"type": "boolean", "default": false, "description": "Print background colours and images."},
     "paper": {"type": "string", "enum": ["letter", "legal", "tabloid", "a3", "a4", "a5"], "default": "letter"},
-    "concurrency": ` + concurrencySchema + `,
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "concurrency": ` + concurrencySchema() + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
     "waitFor": ` + waitForSchema + `
   }
 }`
+}
 
 const pdfResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -69,7 +71,7 @@ func (t *SavePDF) Info() engine.TemplateInfo {
 			"per URL, the artifactId of its PDF (read it with get_artifact: base64), the final URL and HTTP status. " +
 			"A page that cannot be loaded, times out (NAVIGATION_TIMEOUT) or answers HTTP >= 400 gets no PDF and an " +
 			"error; some failures give partial_success, all failing gives STEP_EXECUTION_FAILED. Resumable.",
-		InputSchema: json.RawMessage(pdfInputSchema), ResultSchema: json.RawMessage(pdfResultSchema),
+		InputSchema: json.RawMessage(pdfInputSchema()), ResultSchema: json.RawMessage(pdfResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true,
 		EstimatedStepsHint: "one step per URL; printing adds 100-500 ms per page",
 		Examples:           []json.RawMessage{json.RawMessage(`{"urls":["https://example.com/"],"paper":"a4","printBackground":true}`)},

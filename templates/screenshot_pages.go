@@ -29,7 +29,8 @@ type shotInputs struct {
 	pageLoad
 }
 
-const shotInputSchema = `{
+func shotInputSchema() string {
+	return `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["urls"],
   "properties": {
@@ -37,12 +38,13 @@ const shotInputSchema = `{
     "fullPage": {"type": "boolean", "default": false, "description": "Capture the whole scrollable page (up to 16384 px tall) instead of the viewport."},
     "format": {"type": "string", "enum": ["png", "jpeg"], "default": "png"},
     "quality": {"type": "integer", "minimum": 1, "maximum": 100, "description": "JPEG quality (jpeg only)."},
-    "viewport": ` + viewportSchema + `,
-    "concurrency": ` + concurrencySchema + `,
-    "perPageTimeoutMs": ` + perPageTimeoutSchema + `,
+    "viewport": ` + viewportSchema() + `,
+    "concurrency": ` + concurrencySchema() + `,
+    "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
     "waitFor": ` + waitForSchema + `
   }
 }`
+}
 
 const shotResultSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -69,7 +71,7 @@ func (t *ScreenshotPages) Info() engine.TemplateInfo {
 			"STEP_EXECUTION_FAILED. Resumable. The answer of a finished run shows the first 3 screenshots as image " +
 			"content (downscaled JPEG, within the answer budget) and links every image (resource_link; " +
 			"resources/read returns the original).",
-		InputSchema: json.RawMessage(shotInputSchema), ResultSchema: json.RawMessage(shotResultSchema),
+		InputSchema: json.RawMessage(shotInputSchema()), ResultSchema: json.RawMessage(shotResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true,
 		EstimatedStepsHint: "one step per URL; a screenshot adds 50-300 ms per page",
 		Examples:           []json.RawMessage{json.RawMessage(`{"urls":["https://example.com/"],"fullPage":true,"viewport":{"width":1280,"height":800}}`)},

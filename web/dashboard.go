@@ -39,6 +39,10 @@ var _ Engine = (*engine.Engine)(nil)
 // Options configure New.
 type Options struct {
 	Engine Engine
+	// AllowedOrigins are extra browser origins (scheme://host[:port],
+	// --allowed-origins) whose pages may change state here, as on /mcp:
+	// one list and one rule (httpguard.OriginRule) for both endpoints.
+	AllowedOrigins []string
 	// Token, when set, is required on every dashboard route except /login,
 	// /favicon.ico and /static/: as a bearer token or as the cookie
 	// /login?token= sets.

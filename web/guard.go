@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/browsertask/browsertask/internal/httpguard"
@@ -18,20 +17,26 @@ const maxFormBytes = 4 << 20
 // the Host check against DNS rebinding (403, httpguard.HostAllowed, the
 // same function /mcp uses), the cross-site check for every state-changing
 // request (403: a page on another origin cannot cancel or start runs, see
-// crossSite) followed by Go's cross-origin protection, the token when one
-// is configured (401, except /login, /favicon.ico and /static/), and a body cap. Every
-// response gets nosniff and no framing.
+// crossSite), the token when one is configured (401, except /login,
+// /favicon.ico and /static/), and a body cap. Every response gets nosniff
+// and no framing.
+//
+// Go's http.CrossOriginProtection is not used: everything it checks
+// (Sec-Fetch-Site, then Origin against Host) crossSite checks too, and it
+// compares Origin and Host byte for byte, so it would refuse Origins that
+// httpguard.OriginRule, and so /mcp, accepts (letter case, a default
+// port, --allowed-origins). One rule answers for both endpoints.
 func (d *Dashboard) guard(next http.Handler) http.Handler {
+	origins, err := httpguard.NewOriginRule(d.opts.AllowedOrigins)
+	if err != nil {
+		d.log.Warn("dashboard: allowed origins: entries ignored", "error", err)
+	}
 	deny := func(w http.ResponseWriter, r *http.Request, why string) {
 		d.log.Warn("dashboard: cross-site request refused", "method", r.Method, "path", r.URL.Path,
 			"why", why, "origin", r.Header.Get("Origin"), "referer", r.Header.Get("Referer"), "sec-fetch-site", r.Header.Get("Sec-Fetch-Site"))
 		http.Error(w, "Forbidden: cross-origin request ("+why+")", http.StatusForbidden)
 	}
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		deny(w, r, "refused by the cross-origin protection")
-	}))
-	var checked http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	checked := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if d.opts.Token != "" && !d.authorized(r) && r.URL.Path != "/login" && r.URL.Path != "/favicon.ico" && !strings.HasPrefix(r.URL.Path, "/static/") {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="browsertask"`)
 			http.Error(w, "Unauthorized: open /login?token=<token> once to use the dashboard", http.StatusUnauthorized)
@@ -42,7 +47,6 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-	checked = cop.Handler(checked)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -52,7 +56,7 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
 			return
 		}
-		if why := crossSite(r); why != "" {
+		if why := crossSite(r, origins); why != "" {
 			deny(w, r, why)
 			return
 		}
@@ -66,16 +70,20 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 // request comes from in up to three headers, each refused when it names
 // another origin:
 //   - Sec-Fetch-Site other than same-origin or none (same-site too: a page
-//     on localhost:3000 is another origin);
-//   - Origin not naming this host and port ("null" included);
-//   - without Origin, a Referer not on this host and port (a browser that
-//     sends no Origin still sends the Referer of the page that posted;
-//     http.CrossOriginProtection alone let it through).
+//     on localhost:3000 is another origin), unless Origin is one of
+//     --allowed-origins (a page there is another site by definition, and
+//     /mcp, which does not read Sec-Fetch-Site, accepts it);
+//   - Origin that origins refuses (httpguard.OriginRule, the rule /mcp
+//     applies: the request's own origin or --allowed-origins; "null"
+//     refused);
+//   - without Origin, a Referer whose origin the same rule refuses (a
+//     browser that sends no Origin still sends the Referer of the page
+//     that posted; http.CrossOriginProtection alone let it through).
 //
 // A request with none of them is not from a browser page (curl, scripts)
 // and goes on: CSRF needs a victim's browser, and with a token set the
 // token still has to be presented.
-func crossSite(r *http.Request) string {
+func crossSite(r *http.Request, origins *httpguard.OriginRule) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		// The live view's frame stream shows the run's browser: checked
@@ -87,28 +95,20 @@ func crossSite(r *http.Request) string {
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "", "same-origin", "none":
 	default:
-		return "Sec-Fetch-Site: " + site
+		if !origins.Listed(r.Header.Get("Origin")) {
+			return "Sec-Fetch-Site: " + site
+		}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
-		if !sameOrigin(origin, r.Host) {
+		if !origins.Allows(r, origin) {
 			return "Origin is another origin"
 		}
 		return ""
 	}
-	if ref := r.Header.Get("Referer"); ref != "" && !sameOrigin(ref, r.Host) {
+	if ref := r.Header.Get("Referer"); ref != "" && !origins.AllowsURL(r, ref) {
 		return "Referer is another origin"
 	}
 	return ""
-}
-
-// sameOrigin reports whether the URL raw (an Origin or a Referer) is on
-// host (the request's Host: name and port), letter case aside.
-func sameOrigin(raw, host string) bool {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false
-	}
-	return strings.EqualFold(u.Host, host)
 }
 
 // authorized reports whether r carries the token, as a bearer header or the

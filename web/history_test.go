@@ -12,7 +12,7 @@ import (
 
 func TestHistoryListsForgottenRuns(t *testing.T) {
 	e := newEnvConfig(t, "", true, engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond,
-		HeartbeatInterval: 200 * time.Millisecond, RunTTLMs: 1, JanitorInterval: 20 * time.Millisecond})
+		HeartbeatInterval: 200 * time.Millisecond, RunTTL: time.Millisecond, JanitorInterval: 20 * time.Millisecond})
 	ok := e.submit(map[string]any{"items": 2, "content": "hello"})
 	failed := e.submit(map[string]any{"fail": true})
 	// Both runs end and are forgotten at once (runTtlMs 1 ms); the janitor

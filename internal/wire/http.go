@@ -39,7 +39,7 @@ func (p *Process) Handler(addr string, o HTTPOptions) http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("/", web.New(web.Options{
-		Engine: p.Engine, Live: p.Browser, Token: o.Token, DBPath: p.dbPath, Addr: addr, Binary: o.Binary,
+		Engine: p.Engine, Live: p.Browser, Token: o.Token, AllowedOrigins: o.AllowedOrigins, DBPath: p.dbPath, Addr: addr, Binary: o.Binary,
 		Version: p.version, Logger: p.Log.With("component", "web"),
 	}))
 	return mux

@@ -30,7 +30,8 @@ func TestBlackboxHTTPGuards(t *testing.T) {
 	}{
 		{"no origin", "", nil, http.StatusOK},
 		{"own origin 127.0.0.1", "", map[string]string{"Origin": "http://127.0.0.1:" + port}, http.StatusOK},
-		{"own origin localhost", "", map[string]string{"Origin": "http://localhost:" + port}, http.StatusOK},
+		{"own origin localhost", "localhost:" + port, map[string]string{"Origin": "http://localhost:" + port}, http.StatusOK},
+		{"localhost origin, Host 127.0.0.1", "", map[string]string{"Origin": "http://localhost:" + port}, http.StatusForbidden},
 		{"evil origin", "", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
 		{"loopback origin, other port", "", map[string]string{"Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
 		{"null origin", "", map[string]string{"Origin": "null"}, http.StatusForbidden},
