@@ -10,7 +10,8 @@ import (
 // TestServerDoesNotImportTheFixtures: the production server builds
 // without the conformance fixtures and the dev templates; they plug in
 // through ServerOptions.Plugin from the cli. `go list -deps` (the
-// package's own imports, transitively, tests left out) shows neither.
+// package's own imports, transitively, tests left out) shows neither,
+// nor any extraction package.
 func TestServerDoesNotImportTheFixtures(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -30,6 +31,13 @@ func TestServerDoesNotImportTheFixtures(t *testing.T) {
 	} {
 		if slices.Contains(deps, pkg) {
 			t.Errorf("mcp depends on %s: plug it in through ServerOptions.Plugin instead", pkg)
+		}
+	}
+	// The server speaks the protocol; extraction is the templates' business
+	// (a sampling refusal's shape is engine.SamplingRefusal, shared by both).
+	for _, pkg := range deps {
+		if strings.HasPrefix(pkg, "github.com/browsertask/browsertask/internal/extract") {
+			t.Errorf("mcp depends on %s: the server must not reach into extraction; share the type through engine", pkg)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 
 	"github.com/browsertask/browsertask/engine"
-	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,7 +21,7 @@ import (
 
 // The same holds for sampling: a question whose MCP form is
 // sampling/createMessage (extract_structured asking the client's model,
-// modelfill.ClientSampler) is sent to a client that declared sampling, on
+// modelfill.ClientSampler in internal/extract) is sent to a client that declared sampling, on
 // tasks/result related to the task and during a synchronous call of
 // run_task_template; when the client fails the request (its user
 // declined) the run gets a refusal at once instead of waiting out the
@@ -193,7 +192,7 @@ func (s *Server) relay(ctx context.Context, ss *sdk.ServerSession, q engine.Inpu
 
 // sample sends sampling request q to the client and delivers its result
 // to the run; a failed request is delivered as a refusal
-// (modelfill.RefusalAnswer), so the run does not wait for an answer that
+// (engine.SamplingRefusal), so the run does not wait for an answer that
 // will not come.
 func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.InputRequest, related bool) {
 	p := samplingOf(q)
@@ -210,7 +209,7 @@ func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.Inp
 			return // the request ended; the question stays open
 		}
 		s.log.Info("sampling request failed; the run is told", "runId", q.RunID, "requestId", q.RequestID, "error", err)
-		answer = modelfill.RefusalAnswer(err.Error())
+		answer = engine.SamplingRefusal(err.Error())
 	}
 	ok, err := s.eng.AnswerInput(context.WithoutCancel(ctx), q.RunID, q.RequestID, answer)
 	if err != nil || !ok {

@@ -551,7 +551,7 @@ func TestExtractStructuredClientSampling(t *testing.T) {
 	env2 := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls[4:]})), json.RawMessage(structuredSchema)}
 	env2.sampling = true
 	env2.ask = func(engine.InputRequest) (json.RawMessage, error) {
-		return modelfill.RefusalAnswer("User rejected sampling request"), nil
+		return engine.SamplingRefusal("User rejected sampling request"), nil
 	}
 	if _, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env2); engine.CodeOf(err) != engine.StepExecutionFailed ||
 		!strings.Contains(err.Error(), "User rejected sampling request") {

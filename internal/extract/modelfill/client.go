@@ -93,31 +93,12 @@ func (c *ClientSampler) Sample(ctx context.Context, req SampleRequest) (SampleRe
 	return readCreateMessageResult(answer)
 }
 
-// ClientRefused is the answer the MCP layer stores for a sampling request
-// the client failed (a user who declined, a client error): Sample then
-// fails with its message instead of waiting out the input timeout.
-type ClientRefused struct {
-	Refused struct {
-		Message string `json:"message"`
-	} `json:"refused"`
-}
-
-// RefusalAnswer is the stored answer for a sampling request the client
-// failed with msg.
-func RefusalAnswer(msg string) json.RawMessage {
-	var r ClientRefused
-	r.Refused.Message = msg
-	b, _ := json.Marshal(r)
-	return b
-}
-
 // readCreateMessageResult reads the text of a CreateMessageResult: content
 // is one block or (2025-11-25 and later) a list of blocks; the text blocks
 // are joined.
 func readCreateMessageResult(raw json.RawMessage) (SampleResponse, error) {
-	var refused ClientRefused
-	if json.Unmarshal(raw, &refused) == nil && refused.Refused.Message != "" {
-		return SampleResponse{}, fmt.Errorf("the client did not answer the sampling request: %s", refused.Refused.Message)
+	if msg, ok := engine.SamplingRefused(raw); ok {
+		return SampleResponse{}, fmt.Errorf("the client did not answer the sampling request: %s", msg)
 	}
 	var res struct {
 		Model   string          `json:"model"`

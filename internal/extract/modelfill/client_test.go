@@ -52,7 +52,7 @@ func TestClientSamplerRequestAndAnswers(t *testing.T) {
 	if _, err := s.Sample(context.Background(), req); err == nil || !strings.Contains(err.Error(), "no text") {
 		t.Fatalf("image-only answer: %v", err)
 	}
-	answer = string(RefusalAnswer("User rejected sampling request"))
+	answer = string(engine.SamplingRefusal("User rejected sampling request"))
 	if _, err := s.Sample(context.Background(), req); err == nil || !strings.Contains(err.Error(), "User rejected sampling request") {
 		t.Fatalf("refusal: %v", err)
 	}
