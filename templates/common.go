@@ -15,7 +15,8 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// Inputs shared by the page templates (03 §3.4 "common inputs").
+// Inputs shared by the page templates: the schema text of the page-loading
+// inputs each page-visiting template's input schema includes.
 const (
 	viewportSchema = `{"type": "object", "additionalProperties": false, "required": ["width", "height"],
       "description": "Viewport size in CSS pixels (default 1280x800).",
@@ -235,9 +236,10 @@ func orPage(s string) string {
 	return s
 }
 
-// pageLoad holds the page-loading inputs every page-visiting template shares
-// (03 §3.4 "common inputs"). It is embedded in each template's inputs, so
-// JSON decoding fills it directly and one method applies the defaults.
+// pageLoad holds the page-loading inputs every page-visiting template
+// shares (concurrency, perPageTimeoutMs, waitFor). It is embedded in each
+// template's inputs, so JSON decoding fills it directly and one method
+// applies the defaults.
 type pageLoad struct {
 	Concurrency      int    `json:"concurrency"`
 	PerPageTimeoutMs int    `json:"perPageTimeoutMs"`
