@@ -13,7 +13,8 @@ import (
 )
 
 // DefaultElementWait is how long an action waits for its element to
-// appear when the caller gives no deadline (03 §3.4: 5000 ms).
+// appear when the caller gives no deadline: a run_steps step without
+// timeoutMs waits 5000 ms, as its input schema says.
 const DefaultElementWait = 5 * time.Second
 
 // jsQuote returns v as a JavaScript string literal.

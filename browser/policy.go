@@ -23,7 +23,8 @@ import (
 // again at connect time and checks the address it connects to.
 const dnsCacheTTL = 30 * time.Second
 
-// requestPolicy applies the URL policy (03 §3.3) to every request the
+// requestPolicy applies the URL policy (engine.CheckURL: schemes, deny
+// and allow lists, trust restricted's addresses) to every request the
 // browser makes, with a small DNS cache for the restricted-trust check.
 type requestPolicy struct {
 	m   *Manager

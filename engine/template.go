@@ -6,8 +6,10 @@ import (
 	"log/slog"
 )
 
-// Template is one kind of browser job. Adding a template means one file in
-// templates/ implementing this interface, plus its test and fixtures.
+// Template is one kind of browser job. Adding a template means a type in
+// templates/ implementing this interface (its schema, check and run may
+// each take a file named after it, as batch_extract_*.go do), listed in
+// templates.All, plus its tests and fixture pages.
 type Template interface {
 	// Info describes the template for list_task_templates and validation.
 	Info() TemplateInfo

@@ -15,7 +15,8 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// Inputs shared by the page templates (03 §3.4 "common inputs").
+// Inputs shared by the page templates: the schema text of the page-loading
+// inputs each page-visiting template's input schema includes.
 const (
 	waitForSchema = `{"type": "string", "minLength": 1, "maxLength": 1000, "default": "` + browser.WaitLoad + `", "description": "When a page is ready: \"load\" (the load event), \"networkidle\" (load plus 500 ms without requests) or a CSS selector that must match."}`
 	urlListSchema = `{"type": "array", "minItems": 1, "maxItems": 100, "description": "Absolute http(s) URLs; duplicates are removed, order is kept.", "items": {"type": "string", "minLength": 1, "maxLength": 8192}}`
@@ -269,9 +270,10 @@ func orPage(s string) string {
 	return s
 }
 
-// pageLoad holds the page-loading inputs every page-visiting template shares
-// (03 §3.4 "common inputs"). It is embedded in each template's inputs, so
-// JSON decoding fills it directly and one method applies the defaults.
+// pageLoad holds the page-loading inputs every page-visiting template
+// shares (concurrency, perPageTimeoutMs, waitFor). It is embedded in each
+// template's inputs, so JSON decoding fills it directly and one method
+// applies the defaults.
 type pageLoad struct {
 	Concurrency      int    `json:"concurrency"`
 	PerPageTimeoutMs int    `json:"perPageTimeoutMs"`

@@ -1,6 +1,6 @@
 package templates
 
-// loginDetectJS finds the login form's fields (03 §3.4, login): given
+// loginDetectJS finds the login form's fields for the login template: given
 // selectors win; otherwise the password field is the first visible input
 // with autocomplete current-password, else type password; the username
 // field (searched in the password's form) by autocomplete username/email,
