@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +81,9 @@ type prop struct {
 
 	selector     cascadia.Selector // x-selector, nil when absent
 	selectorText string
-	attr         string // x-attr ("" = text)
+	attr         string         // x-attr ("" = text)
+	pattern      *regexp.Regexp // x-pattern, nil when absent (hints.go)
+	count        bool           // x-count: the value is the number of matches
 
 	props    []*prop // object: its properties, by name
 	required map[string]bool
@@ -305,7 +308,7 @@ func (w walker) walk(name string, node any, ptr string, depth int) (*prop, error
 		return nil, err
 	}
 	if depth >= maxSchemaDepth {
-		return p, nil
+		return p, w.textHints(p, m, ptr)
 	}
 	switch p.typ {
 	case "object":
@@ -344,7 +347,7 @@ func (w walker) walk(name string, node any, ptr string, depth int) (*prop, error
 			p.items = it
 		}
 	}
-	return p, nil
+	return p, w.textHints(p, m, ptr)
 }
 
 // deref follows local $refs ("#/$defs/x") from node, returning the target
