@@ -2,6 +2,7 @@ package templates
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -217,4 +218,20 @@ func (t *ExtractStructured) Check(inputs json.RawMessage, p engine.Profile) erro
 		return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
 	}
 	return checkURLs(in.URLs, urlPolicy(t.b, p))
+}
+
+// missingNotes are the notes that explain why a missing property is
+// missing ("cells: selector:td matches no element, and the schema refuses
+// an empty list (… minItems …)"), so the page's error says it.
+func missingNotes(notes, missing []string) []string {
+	var out []string
+	for _, n := range notes {
+		for _, m := range missing {
+			if strings.HasPrefix(n, m+": ") || strings.HasPrefix(n, m+".") {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
 }
