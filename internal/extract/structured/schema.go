@@ -7,7 +7,14 @@
 //
 //  1. a hint in the schema: "x-selector" (a CSS selector) with an optional
 //     "x-attr" (an attribute name, "text" the default, or "html"), the same
-//     semantics as batch_extract_pages' fields;
+//     semantics as batch_extract_pages' fields, and optionally "x-pattern"
+//     (a regular expression whose one capture group is the value) or
+//     "x-count": true (the number of matching elements; hints.go). A
+//     scalar takes the first matching element that gives a value; an
+//     element whose text holds several numbers (or dates) is a property
+//     error naming the text (Result.Errors), never its first number. An
+//     array whose x-selector matches nothing is [] (unless its subschema
+//     refuses an empty list, as minItems does);
 //  2. JSON-LD (<script type="application/ld+json">, with @graph, arrays and
 //     @id references);
 //  3. microdata (itemscope / itemprop / itemtype, nested items);
