@@ -84,18 +84,14 @@ func parseNumber(s string) (float64, error) {
 	toks := numberTokens(r)
 	var values []float64
 	var written []string
+	seen := map[float64]bool{}
 	for i, t := range toks {
-		if i > 0 && isScale(r, toks[i-1], t) {
+		if (i > 0 && isScale(r, toks[i-1], t)) || seen[t.value] {
 			continue
 		}
-		seen := false
-		for _, v := range values {
-			seen = seen || v == t.value
-		}
-		if !seen {
-			values = append(values, t.value)
-			written = append(written, t.text)
-		}
+		seen[t.value] = true
+		values = append(values, t.value)
+		written = append(written, t.text)
 	}
 	switch len(values) {
 	case 0:
