@@ -104,3 +104,33 @@ func TestDateCandidates(t *testing.T) {
 		t.Errorf("two dates: %v; want an ambiguousError naming both", err)
 	}
 }
+
+// FuzzParseNumber: parseNumber never panics on any text (it scans runes
+// by index); a value it gives is finite or the bare-number reading, and an
+// ambiguousError lists at least two different candidates, each a number
+// parseNumber reads on its own.
+func FuzzParseNumber(f *testing.F) {
+	for _, s := range []string{"RFC 7159 (which obsoletes RFC 4627)", "9. Classes", "1 299,00 €", "−12,00", "4.5 out of 5",
+		"24/7", "3.12.1", "1'299.50", "10 000 000", "-", "1,", ",5", "a-1-2", "8/ 10", "1\u202f234", "٣٤ and 12"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseNumber(s)
+		var amb *ambiguousError
+		switch {
+		case err == nil:
+			if v != v && !bareNumber.MatchString(strings.TrimSpace(s)) {
+				t.Fatalf("parseNumber(%q) = NaN", s)
+			}
+		case errors.As(err, &amb):
+			if len(amb.candidates) < 2 {
+				t.Fatalf("parseNumber(%q): ambiguous with %q", s, amb.candidates)
+			}
+			for _, c := range amb.candidates {
+				if _, err := parseNumber(c); err != nil {
+					t.Fatalf("parseNumber(%q): the candidate %q does not read alone: %v", s, c, err)
+				}
+			}
+		}
+	})
+}
