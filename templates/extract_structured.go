@@ -2,6 +2,7 @@ package templates
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -161,9 +162,13 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 			"The pages are either urls (exactly those) or found by crawling from startUrl as crawl_site does (breadth first within maxPages, default 50 and at most the server's maxUrls, maxDepth, sameOrigin, include and exclude globs; every page visited gives one object and says its depth); give exactly one of urls and startUrl. " +
 			"Opens each page in a real Chromium (images, media and fonts not loaded: blockResources), or with render \"http\" fetches its HTML without a browser (much faster for server-rendered shops and articles), or with render \"auto\" fetches it over HTTP and uses the browser only for hosts whose HTML lacks what the browser shows (checked on each host's first pages and a sample; items.json says renderedBy per page). It fills the schema's properties from deterministic sources first, " +
 			"at no cost: per-property hints in the schema (\"x-selector\": a CSS selector, with \"x-attr\" for an " +
-			"attribute), then JSON-LD, microdata, RDFa Lite, OpenGraph and other meta tags, matched by property name " +
+			"attribute; \"x-pattern\": a regular expression whose one capture group is the value, e.g. \"RFC (\\\\d+)\"; " +
+			"\"x-count\": true on an integer property for the number of elements matched), then JSON-LD, microdata, RDFa Lite, OpenGraph and other meta tags, matched by property name " +
 			"and common synonyms (price ← offers.price or product:price:amount, name ← headline or og:title…) and " +
-			"coerced to the types the schema asks for (\"$1,299.00\" → 1299, dates → ISO 8601). A model is asked only " +
+			"coerced to the types the schema asks for (\"$1,299.00\" → 1299, dates → ISO 8601). A number or date is read " +
+			"only from a text that holds one: an x-selector text holding several (\"9. Classes … RFC 7159\") fails the page " +
+			"naming the property, the text and the numbers (add x-pattern, or narrow the selector). An array whose x-selector " +
+			"matches nothing is [] unless its schema sets minItems. A model is asked only " +
 			"for what is still missing, and only when there is one: the server's configured endpoint (--model-url), " +
 			"else your own model through MCP sampling when your client declared the sampling capability (the run " +
 			"then waits for each sampling/createMessage answer: on tasks/result for a 2025-11-25 task, in tasks/get's " +
@@ -217,4 +222,20 @@ func (t *ExtractStructured) Check(inputs json.RawMessage, p engine.Profile) erro
 		return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
 	}
 	return checkURLs(in.URLs, urlPolicy(t.b, p))
+}
+
+// missingNotes are the notes that explain why a missing property is
+// missing ("cells: selector:td matches no element, and the schema refuses
+// an empty list (… minItems …)"), so the page's error says it.
+func missingNotes(notes, missing []string) []string {
+	var out []string
+	for _, n := range notes {
+		for _, m := range missing {
+			if strings.HasPrefix(n, m+": ") || strings.HasPrefix(n, m+".") {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
 }

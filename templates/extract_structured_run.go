@@ -421,7 +421,9 @@ func (r *structuredRun) complete(ctx context.Context, out *structuredItem, pp *p
 		out.ModelCalls, out.PromptTokens, out.CompletionTokens = filled.Calls, filled.PromptTokens, filled.CompletionTokens
 	}
 	out.Missing = missing
-	problems := r.schema.Validate(obj)
+	// found.Errors (an x-selector text holding several values) stay
+	// problems whatever the model gave: the fix is in the schema.
+	problems := r.schema.Problems(obj, found.Errors)
 	if len(problems) == 0 {
 		out.Object = obj
 		return out
@@ -435,8 +437,15 @@ func (r *structuredRun) complete(ctx context.Context, out *structuredItem, pp *p
 		details["modelProblems"] = modelProblems
 	}
 	hint := "; no model is configured to fill missing properties (--model-url, or a client that declares MCP sampling), or add an x-selector hint for them to options.outputSchema"
-	if r.model != nil {
+	switch {
+	case len(missing) == 0 && len(found.Errors) > 0:
+		hint = ""
+	case r.model != nil:
 		hint = "; neither the page's data nor the model gave them"
+	}
+	if notes := missingNotes(out.Notes, missing); len(notes) > 0 {
+		details["notes"] = notes
+		hint += " (" + strings.Join(notes, "; ") + ")"
 	}
 	out.Error = engine.Errorf(engine.StepExecutionFailed, "%s: the object does not match options.outputSchema: %s%s", url, strings.Join(problems, "; "), hint).
 		WithDetails(details)

@@ -16,7 +16,8 @@ import (
 
 // TestExtractStructuredRefusesOutputSchemaAtSubmit: an outputSchema that
 // is a valid JSON Schema but that Run's compile refuses ({"type":"string"},
-// a property name with '.') is INVALID_PARAMETER at Submit naming
+// a property name with '.', an x-pattern that does not compile or has no
+// capture group) is INVALID_PARAMETER at Submit naming
 // options.outputSchema, with the message Run would have failed with, and
 // leaves no run behind; the schema of the other tests is accepted. No
 // browser is started: Submit never runs the template.
@@ -38,6 +39,8 @@ func TestExtractStructuredRefusesOutputSchemaAtSubmit(t *testing.T) {
 	for _, c := range []struct{ schema, says string }{
 		{`{"type": "string"}`, "options.outputSchema must describe an object with properties to fill"},
 		{`{"type":"object","properties":{"a.b":{"type":"string"}}}`, `"a.b"`},
+		{`{"type":"object","properties":{"year":{"type":"integer","x-selector":"p","x-pattern":"(\\d+"}}}`, `options.outputSchema.properties.year.x-pattern "(\\d+" is not a valid regular expression`},
+		{`{"type":"object","properties":{"year":{"type":"integer","x-selector":"p","x-pattern":"\\d+"}}}`, `options.outputSchema.properties.year.x-pattern "\\d+" has 0 capture groups`},
 	} {
 		_, err := eng.Submit(ctx, engine.SubmitRequest{TemplateID: "extract_structured", Mode: engine.ModeAsync, Inputs: inputs, OutputSchema: json.RawMessage(c.schema)})
 		e := engine.AsError(err)

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Coercion rules: how a value found on a page becomes the type the schema
@@ -29,6 +29,9 @@ import (
 //     when the format is uri/iri/uri-reference or the property is named
 //     like a link (url, image, link, href, logo, thumbnail…).
 //   - number: see parseNumber ("$1,299.00" → 1299, "1.299,00 €" → 1299).
+//     A text holding several numbers ("RFC 7159 (obsoletes RFC 4627)") is
+//     refused with an *ambiguousError naming the text and the numbers,
+//     never read as its first one (numbers.go).
 //   - integer: a number with no fraction ("1,234 reviews" → 1234); 4.5 is
 //     refused, not rounded.
 //   - boolean: true/false, yes/no, on/off, 1/0, and stock words: InStock,
@@ -256,74 +259,6 @@ func coerceNumber(v any) (float64, error) {
 	return 0, fmt.Errorf("a %s value where a number is asked", jsonKind(v))
 }
 
-// parseNumber reads the first number in s:
-//
-//   - A bare machine number ("1299.00", "-3", "1.299", "1e3") is read as
-//     written, with '.' as the decimal point: structured data writes
-//     numbers this way.
-//   - Otherwise the first run of digits with separators is taken, so
-//     currency signs, codes and words around it ("$", "€", "USD", "out of
-//     5", "reviews") are ignored; spaces, no-break spaces and apostrophes
-//     inside it are grouping ("1 299", "1'299").
-//   - With both '.' and ',' present, the one written last is the decimal
-//     separator ("1,299.00" → 1299, "1.299,00" → 1299).
-//   - With one of them only: written more than once, it is grouping
-//     ("1.234.567"); written once with exactly three digits after it and
-//     one to three digits before (not "0"), it is grouping ("$1,299" →
-//     1299, "€1.299" → 1299); else it is the decimal separator ("12,5" →
-//     12.5, "0,125" → 0.125).
-//   - A leading '-' or '−' makes it negative.
-func parseNumber(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	bare := regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$`)
-	if bare.MatchString(s) {
-		return strconv.ParseFloat(s, 64)
-	}
-	run := regexp.MustCompile(`([-−]\s?)?\d[\d.,' \x{00a0}\x{202f}]*`)
-	m := run.FindString(s)
-	if m == "" {
-		return 0, fmt.Errorf("no number in %q", clip(s, 40))
-	}
-	neg := strings.HasPrefix(m, "-") || strings.HasPrefix(m, "−")
-	var digits strings.Builder
-	for _, r := range m {
-		if unicode.IsDigit(r) || r == '.' || r == ',' {
-			digits.WriteRune(r)
-		}
-	}
-	d := strings.TrimRight(digits.String(), ".,")
-	dot, comma := strings.LastIndex(d, "."), strings.LastIndex(d, ",")
-	var norm string
-	switch {
-	case dot >= 0 && comma >= 0:
-		dec := max(dot, comma)
-		norm = strings.NewReplacer(".", "", ",", "").Replace(d[:dec]) + "." + d[dec+1:]
-	case dot >= 0 || comma >= 0:
-		sep := "."
-		if comma >= 0 {
-			sep = ","
-		}
-		parts := strings.Split(d, sep)
-		grouping := len(parts) > 2 ||
-			(len(parts[1]) == 3 && len(parts[0]) >= 1 && len(parts[0]) <= 3 && parts[0] != "0")
-		if grouping {
-			norm = strings.Join(parts, "")
-		} else {
-			norm = parts[0] + "." + parts[1]
-		}
-	default:
-		norm = d
-	}
-	f, err := strconv.ParseFloat(norm, 64)
-	if err != nil {
-		return 0, fmt.Errorf("no number in %q", clip(s, 40))
-	}
-	if neg {
-		f = -f
-	}
-	return f, nil
-}
-
 // coerceBool applies the boolean rules.
 func coerceBool(v any) (bool, error) {
 	switch t := v.(type) {
@@ -354,9 +289,10 @@ func coerceBool(v any) (bool, error) {
 // RFC 3339 (with or without time, seconds, fraction or zone), RFC 1123
 // (HTTP dates), "January 2, 2006", "Jan 2, 2006", "2 January 2006",
 // "Monday, January 2, 2006", "2006/01/02". An ISO date inside longer text
-// ("Published 2024-03-05 by…") is found too. Slashed day/month orders
-// (01/02/2006) are ambiguous and refused. hasZone says whether the text
-// gave a time zone.
+// ("Published 2024-03-05 by…") is found too; a text holding two different
+// ones ("published 2024-03-05, updated 2024-06-01") is an *ambiguousError.
+// Slashed day/month orders (01/02/2006) are ambiguous and refused. hasZone
+// says whether the text gave a time zone.
 func parseDate(s string) (t time.Time, hasZone bool, err error) {
 	s = strings.TrimSpace(s)
 	zoned := []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05.999999999Z0700",
@@ -376,8 +312,17 @@ func parseDate(s string) (t time.Time, hasZone bool, err error) {
 		}
 	}
 	iso := regexp.MustCompile(`\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?`)
-	if m := iso.FindString(s); m != "" && m != s {
-		return parseDate(m)
+	var found []string
+	for _, m := range iso.FindAllString(s, -1) {
+		if !slices.Contains(found, m) {
+			found = append(found, m)
+		}
+	}
+	switch {
+	case len(found) > 1:
+		return time.Time{}, false, &ambiguousError{what: "dates", text: cleanText(s), candidates: found}
+	case len(found) == 1 && found[0] != s:
+		return parseDate(found[0])
 	}
 	return time.Time{}, false, fmt.Errorf("%q is not a date", clip(s, 40))
 }

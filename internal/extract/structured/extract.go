@@ -1,6 +1,7 @@
 package structured
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,10 +25,18 @@ type Result struct {
 	// missing object is listed whole ("offers"), a partly filled one by
 	// its missing leaves ("offers.priceCurrency").
 	Missing []string `json:"missing,omitempty"`
-	// Problems are the messages of validating Object against the whole
-	// schema, each naming its property ("price: required property is
-	// missing"); empty when Object is valid.
+	// Problems are the property errors (Errors) and the messages of
+	// validating Object against the whole schema, each naming its
+	// property ("price: required property is missing"); empty when Object
+	// is valid (Schema.Problems).
 	Problems []string `json:"problems,omitempty"`
+	// Errors maps a property's dot path to why its x-selector hint gave
+	// no value where it must: the element's text holds several candidate
+	// values ("the text \"9. Classes … RFC 7159\" holds several numbers").
+	// Such a property is neither filled from another source nor listed in
+	// Missing (no model is asked to guess it): the page fails naming it,
+	// and the fix is in the schema (x-pattern, or a narrower x-selector).
+	Errors map[string]string `json:"errors,omitempty"`
 	// Notes explain some misses: a value that was found but could not be
 	// coerced or did not validate, a JSON-LD block that was not JSON.
 	Notes []string `json:"notes,omitempty"`
@@ -65,9 +74,19 @@ func (s *Schema) Extract(page *Page) *Result {
 	x.fromMeta(s.root, meta)
 	acc.merge(meta, "")
 
+	for path := range hints.errs {
+		dropPath(acc.obj, acc.src, path)
+	}
 	res := &Result{Object: acc.obj, Sources: acc.src}
-	res.Missing = missingPaths(s.root, acc.obj, "")
-	res.Problems = s.Validate(acc.obj)
+	if len(hints.errs) > 0 {
+		res.Errors = hints.errs
+	}
+	for _, m := range missingPaths(s.root, acc.obj, "") {
+		if _, bad := hints.errs[m]; !bad {
+			res.Missing = append(res.Missing, m)
+		}
+	}
+	res.Problems = s.Problems(acc.obj, res.Errors)
 	res.Notes = append(res.Notes, page.notes...)
 	for _, m := range res.Missing {
 		for _, path := range sortedKeys(acc.notes) {
@@ -80,15 +99,17 @@ func (s *Schema) Extract(page *Page) *Result {
 }
 
 // fill is one source's (or the merged) partial object, with the source of
-// each value and notes on rejected candidates, all keyed by dot path.
+// each value, notes on rejected candidates and the property errors of
+// hints (Result.Errors), all keyed by dot path.
 type fill struct {
 	obj   map[string]any
 	src   map[string]string
 	notes map[string]string
+	errs  map[string]string
 }
 
 func newFill() *fill {
-	return &fill{obj: map[string]any{}, src: map[string]string{}, notes: map[string]string{}}
+	return &fill{obj: map[string]any{}, src: map[string]string{}, notes: map[string]string{}, errs: map[string]string{}}
 }
 
 // merge adds what f lacks from other, property by property: a property f
@@ -99,6 +120,9 @@ func (f *fill) merge(other *fill, prefix string) {
 		if _, ok := f.notes[k]; !ok {
 			f.notes[k] = v
 		}
+	}
+	for k, v := range other.errs {
+		f.fail(k, v)
 	}
 }
 
@@ -288,18 +312,31 @@ func (x extractor) arrayFrom(c *prop, elems []any, label string, depth int) ([]a
 // accept coerces v for scalar property c and keeps it when it validates
 // against c's subschema; otherwise it notes why and returns false.
 func (x extractor) accept(c *prop, path string, v any, label string, f *fill) bool {
+	return x.try(c, path, v, label, f) == nil
+}
+
+// try is accept returning why v was refused (the coercion's error, such
+// as an *ambiguousError, or the subschema's refusal).
+func (x extractor) try(c *prop, path string, v any, label string, f *fill) error {
 	out, err := coerce(c, v, x.page)
 	if err != nil {
 		f.note(path, fmt.Sprintf("%s: %s gave a value that is not usable: %v", path, label, err))
-		return false
+		return err
 	}
 	if msgs := validationMessages(c.check, toValidatable(out), path); len(msgs) > 0 {
 		f.note(path, fmt.Sprintf("%s: %s gave %s, which the schema refuses: %s", path, label, clip(fmt.Sprint(out), 60), strings.Join(msgs, "; ")))
-		return false
+		return errors.New(strings.Join(msgs, "; "))
 	}
 	f.obj[c.name] = out
 	f.src[path] = label
-	return true
+	return nil
+}
+
+// fail records a property error for path (the first one stays).
+func (f *fill) fail(path, msg string) {
+	if _, ok := f.errs[path]; !ok {
+		f.errs[path] = msg
+	}
 }
 
 // note keeps the first note for a path.
@@ -461,6 +498,10 @@ func (x extractor) fromHints(p *prop, ctx *html.Node, prefix string, f *fill) {
 		}
 		matches := c.selector.MatchAll(ctx)
 		switch {
+		case c.count:
+			x.accept(c, path, float64(len(matches)), countLabel(c.selectorText), f)
+		case c.typ == "array" && len(matches) == 0:
+			x.emptyList(c, path, label, f)
 		case c.typ == "object" && len(c.props) > 0:
 			if len(matches) == 0 {
 				continue
@@ -470,20 +511,31 @@ func (x extractor) fromHints(p *prop, ctx *html.Node, prefix string, f *fill) {
 			x.adopt(f, sf, c.name, path)
 		case c.typ == "array":
 			var out []any
-			for _, m := range matches {
+			for i, m := range matches {
 				if c.items != nil && c.items.typ == "object" && len(c.items.props) > 0 {
 					sf := newFill()
 					x.fromHints(c.items, m, "", sf)
+					for _, sp := range sortedKeys(sf.errs) {
+						f.fail(path, fmt.Sprintf("%s[%d].%s", path, i, sf.errs[sp]))
+					}
 					if len(sf.obj) > 0 {
 						out = append(out, sf.obj)
 					}
 					continue
 				}
-				if v := x.nodeValue(m, c.attr); v != "" {
+				if v := x.hintValue(c, m, path, label, f); v != "" {
 					out = append(out, v)
 				}
 			}
+			if f.errs[path] != "" {
+				continue
+			}
 			if len(out) == 0 {
+				f.note(path, fmt.Sprintf("%s: %s matched %d elements, none with a value", path, label, len(matches)))
+				continue
+			}
+			if msg, bad := x.ambiguousItem(c, path, label, out); bad {
+				f.fail(path, msg)
 				continue
 			}
 			list, ok := out, false
@@ -503,11 +555,15 @@ func (x extractor) fromHints(p *prop, ctx *html.Node, prefix string, f *fill) {
 				f.note(path, fmt.Sprintf("%s: %s matches no element", path, label))
 			}
 			for _, m := range matches {
-				v := x.nodeValue(m, c.attr)
+				v := x.hintValue(c, m, path, label, f)
 				if v == "" {
 					continue
 				}
-				if x.accept(c, path, v, label, f) {
+				err := x.try(c, path, v, label, f)
+				if msg, bad := ambiguityMessage(path, label, c, err); bad {
+					f.fail(path, msg)
+				}
+				if err == nil || f.errs[path] != "" {
 					break
 				}
 			}
@@ -520,6 +576,9 @@ func (x extractor) fromHints(p *prop, ctx *html.Node, prefix string, f *fill) {
 func (x extractor) adopt(f, sf *fill, name, path string) {
 	for sp, n := range sf.notes {
 		f.note(joinPath(path, sp), n)
+	}
+	for sp, e := range sf.errs {
+		f.fail(joinPath(path, sp), path+"."+e) // e starts with sp
 	}
 	if len(sf.obj) == 0 {
 		return

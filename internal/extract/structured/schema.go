@@ -7,7 +7,14 @@
 //
 //  1. a hint in the schema: "x-selector" (a CSS selector) with an optional
 //     "x-attr" (an attribute name, "text" the default, or "html"), the same
-//     semantics as batch_extract_pages' fields;
+//     semantics as batch_extract_pages' fields, and optionally "x-pattern"
+//     (a regular expression whose one capture group is the value) or
+//     "x-count": true (the number of matching elements; hints.go). A
+//     scalar takes the first matching element that gives a value; an
+//     element whose text holds several numbers (or dates) is a property
+//     error naming the text (Result.Errors), never its first number. An
+//     array whose x-selector matches nothing is [] (unless its subschema
+//     refuses an empty list, as minItems does);
 //  2. JSON-LD (<script type="application/ld+json">, with @graph, arrays and
 //     @id references);
 //  3. microdata (itemscope / itemprop / itemtype, nested items);
@@ -35,6 +42,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +88,9 @@ type prop struct {
 
 	selector     cascadia.Selector // x-selector, nil when absent
 	selectorText string
-	attr         string // x-attr ("" = text)
+	attr         string         // x-attr ("" = text)
+	pattern      *regexp.Regexp // x-pattern, nil when absent (hints.go)
+	count        bool           // x-count: the value is the number of matches
 
 	props    []*prop // object: its properties, by name
 	required map[string]bool
@@ -305,7 +315,7 @@ func (w walker) walk(name string, node any, ptr string, depth int) (*prop, error
 		return nil, err
 	}
 	if depth >= maxSchemaDepth {
-		return p, nil
+		return p, w.textHints(p, m, ptr)
 	}
 	switch p.typ {
 	case "object":
@@ -344,7 +354,7 @@ func (w walker) walk(name string, node any, ptr string, depth int) (*prop, error
 			p.items = it
 		}
 	}
-	return p, nil
+	return p, w.textHints(p, m, ptr)
 }
 
 // deref follows local $refs ("#/$defs/x") from node, returning the target
