@@ -63,7 +63,7 @@ func cmdAnswer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var ans engine.Answer
 	switch q.Kind {
-	case engine.InputConfirm, engine.InputTakeover:
+	case engine.QuestionConfirm, engine.QuestionTakeover:
 		// A takeover is answered like a confirm: yes = done, no = declined.
 		switch {
 		case yes || no:
@@ -82,7 +82,7 @@ func cmdAnswer(ctx context.Context, args []string, getenv func(string) string, s
 				return err
 			}
 		}
-	case engine.InputText, engine.InputSecret:
+	case engine.QuestionText, engine.QuestionSecret:
 		switch {
 		case yes || no:
 			return fmt.Errorf("request %s of run %s asks for a %s value (%q), not yes/no: give VALUE, or omit it to type it", q.RequestID, runID, q.Kind, questionText(q))
@@ -90,7 +90,7 @@ func cmdAnswer(ctx context.Context, args []string, getenv func(string) string, s
 			if value == "" {
 				return fmt.Errorf("VALUE is empty: give the %s value, or omit it to type it", q.Kind)
 			}
-			if q.Kind == engine.InputSecret {
+			if q.Kind == engine.QuestionSecret {
 				fmt.Fprintln(stderr, "note: a secret on the command line may stay in the shell history; omit VALUE to type it hidden")
 			}
 			ans.Value = &value
@@ -112,17 +112,17 @@ func cmdAnswer(ctx context.Context, args []string, getenv func(string) string, s
 // waitingQuestion finds the question of run runID to answer: requestID's,
 // or the only one outstanding. Its errors say what the run does instead
 // and how to go on.
-func waitingQuestion(ctx context.Context, eng *engine.Engine, runID, requestID string) (engine.InputRequest, error) {
+func waitingQuestion(ctx context.Context, eng *engine.Engine, runID, requestID string) (engine.Question, error) {
 	r, err := eng.Get(ctx, runID)
 	if err != nil {
-		return engine.InputRequest{}, domainErr(err)
+		return engine.Question{}, domainErr(err)
 	}
-	pending, err := eng.PendingInputs(ctx, runID)
+	pending, err := eng.PendingQuestions(ctx, runID)
 	if err != nil {
-		return engine.InputRequest{}, domainErr(err)
+		return engine.Question{}, domainErr(err)
 	}
 	if len(pending) == 0 || r.Status != engine.StatusRunning {
-		return engine.InputRequest{}, fmt.Errorf("run %s is %s and waits for no answer (browsertask show %s says what it does)", runID, r.Status, runID)
+		return engine.Question{}, fmt.Errorf("run %s is %s and waits for no answer (browsertask show %s says what it does)", runID, r.Status, runID)
 	}
 	var ids []string
 	for _, q := range pending {
@@ -132,14 +132,14 @@ func waitingQuestion(ctx context.Context, eng *engine.Engine, runID, requestID s
 		ids = append(ids, fmt.Sprintf("%s (%s: %s)", q.RequestID, q.Kind, questionText(q)))
 	}
 	if requestID == "" {
-		return engine.InputRequest{}, fmt.Errorf("run %s waits for %d answers: %s; name one with --request ID", runID, len(pending), strings.Join(ids, ", "))
+		return engine.Question{}, fmt.Errorf("run %s waits for %d answers: %s; name one with --request ID", runID, len(pending), strings.Join(ids, ", "))
 	}
-	return engine.InputRequest{}, fmt.Errorf("run %s waits for no answer to --request %s (answered already, expired, or never asked); it waits for: %s", runID, requestID, strings.Join(ids, ", "))
+	return engine.Question{}, fmt.Errorf("run %s waits for no answer to --request %s (answered already, expired, or never asked); it waits for: %s", runID, requestID, strings.Join(ids, ", "))
 }
 
 // readAnswer gets the answer to q when no VALUE was given: typed at the
 // terminal, or one line of stdin when stdin is not a terminal.
-func readAnswer(q engine.InputRequest, stdin io.Reader, stderr io.Writer) (engine.Answer, error) {
+func readAnswer(q engine.Question, stdin io.Reader, stderr io.Writer) (engine.Answer, error) {
 	if t := openTerminal(stdin, stderr); t != nil {
 		return t.ask(q)
 	}
@@ -147,7 +147,7 @@ func readAnswer(q engine.InputRequest, stdin io.Reader, stderr io.Writer) (engin
 	if err != nil && !errors.Is(err, io.EOF) {
 		return engine.Answer{}, fmt.Errorf("read the answer from stdin: %w", err)
 	}
-	if q.Kind == engine.InputConfirm || q.Kind == engine.InputTakeover {
+	if q.Kind == engine.QuestionConfirm || q.Kind == engine.QuestionTakeover {
 		yes, ok := parseYesNo(line)
 		if !ok {
 			return engine.Answer{}, fmt.Errorf("request %s asks yes/no (%q): use --yes or --no (stdin gave %q)", q.RequestID, questionText(q), line)

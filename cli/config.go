@@ -99,7 +99,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.Int64Var(&m.taskPollInterval, "task-poll-interval-ms", d.TaskPollInterval.Milliseconds(), "pollInterval suggested to task clients")
 	fs.Int64Var(&m.maxTaskTTL, "max-task-ttl-ms", d.MaxTaskTTL.Milliseconds(), "largest task ttl granted")
 	fs.Int64Var(&m.sessionIdleTTL, "session-idle-ttl-ms", d.SessionIdleTTL.Milliseconds(), "a browser session unused this long is closed")
-	fs.Int64Var(&m.inputTimeout, "input-timeout-ms", d.InputTimeout.Milliseconds(), "how long a run waits for an answer it asked for (a one-time code, a confirmation) before failing with RUN_TIMEOUT")
+	fs.Int64Var(&m.inputTimeout, "input-timeout-ms", d.QuestionTimeout.Milliseconds(), "how long a run waits for an answer it asked for (a one-time code, a confirmation) before failing with RUN_TIMEOUT")
 	fs.Int64Var(&e.MaxInlineBytes, "max-inline-bytes", d.MaxInlineBytes, "budget of a tool answer in bytes: a larger inline result is cut to whole items (the artifact has them all), list_task_runs rows carry no result")
 	fs.DurationVar(&e.HistoryTTL, "history-ttl", d.HistoryTTL, "how long the history of a run (template, status, times, counts, error, inputs summary, artifact ids) is kept after the run itself is forgotten (--run-ttl-ms)")
 	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")

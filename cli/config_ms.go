@@ -39,7 +39,7 @@ func (m *msValues) flags(e *engine.Config) []msFlag {
 		{"task-poll-interval-ms", m.taskPollInterval, &e.TaskPollInterval, false},
 		{"max-task-ttl-ms", m.maxTaskTTL, &e.MaxTaskTTL, false},
 		{"session-idle-ttl-ms", m.sessionIdleTTL, &e.SessionIdleTTL, false},
-		{"input-timeout-ms", m.inputTimeout, &e.InputTimeout, true},
+		{"input-timeout-ms", m.inputTimeout, &e.QuestionTimeout, true},
 		{"lease-ms", m.lease, &e.LeaseDuration, true},
 		{"heartbeat-ms", m.heartbeat, &e.HeartbeatInterval, true},
 		{"shutdown-grace-ms", m.grace, &e.ShutdownGrace, true},

@@ -57,7 +57,7 @@ func TestMsFlagsBecomeDurations(t *testing.T) {
 		"TaskPollInterval":  {got.TaskPollInterval, 250 * ms},
 		"MaxTaskTTL":        {got.MaxTaskTTL, 2 * time.Hour},
 		"SessionIdleTTL":    {got.SessionIdleTTL, time.Minute},
-		"InputTimeout":      {got.InputTimeout, 5 * time.Second},
+		"InputTimeout":      {got.QuestionTimeout, 5 * time.Second},
 		"LeaseDuration":     {got.LeaseDuration, 4 * time.Second},
 		"HeartbeatInterval": {got.HeartbeatInterval, 700 * ms},
 		"ShutdownGrace":     {got.ShutdownGrace, 800 * ms},

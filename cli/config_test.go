@@ -31,7 +31,7 @@ func TestMCPSessionIdleFlag(t *testing.T) {
 	if _, err := parseFlags("serve", []string{"--input-timeout-ms", "0"}, env, nil); err == nil || !strings.Contains(err.Error(), "--input-timeout-ms must be >= 1") {
 		t.Fatalf("--input-timeout-ms 0: %v", err)
 	}
-	if c, err := parseFlags("serve", []string{"--input-timeout-ms", "5000"}, env, nil); err != nil || c.engine.InputTimeout != 5*time.Second {
+	if c, err := parseFlags("serve", []string{"--input-timeout-ms", "5000"}, env, nil); err != nil || c.engine.QuestionTimeout != 5*time.Second {
 		t.Fatalf("--input-timeout-ms 5000: %v", err)
 	}
 	cfg, err := parseFlags("mcp", nil, func(k string) string {

@@ -120,7 +120,7 @@ func (p *progressPrinter) draw(r *engine.Run) {
 	}
 	parts = append(parts, progressLabel(pr, r), fmt.Sprintf("%-9s", r.Status), time.Since(p.start).Round(100*time.Millisecond).String())
 	fmt.Fprintf(p.w, "\r\033[K%s", joinNonEmpty(parts...))
-	if r.InputRequest != nil {
+	if r.Question != nil {
 		fmt.Fprint(p.w, "  waiting for input")
 	}
 	p.drawn = true

@@ -90,8 +90,8 @@ func newRunQuestions(ctx context.Context, q *runQuestions) *runQuestions {
 // run starts waiting on.
 func (q *runQuestions) update(r *engine.Run) {
 	q.bar.update(r)
-	q.waiting.Store(r.InputRequest != nil)
-	if r.InputRequest == nil {
+	q.waiting.Store(r.Question != nil)
+	if r.Question == nil {
 		return
 	}
 	select {
@@ -102,14 +102,14 @@ func (q *runQuestions) update(r *engine.Run) {
 
 // fresh returns the outstanding questions not prompted for or hinted at
 // yet, and marks them seen.
-func (q *runQuestions) fresh(ctx context.Context) []engine.InputRequest {
-	pending, err := q.eng.PendingInputs(ctx, q.runID)
+func (q *runQuestions) fresh(ctx context.Context) []engine.Question {
+	pending, err := q.eng.PendingQuestions(ctx, q.runID)
 	if err != nil {
 		return nil
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var out []engine.InputRequest
+	var out []engine.Question
 	for _, p := range pending {
 		if !q.seen[p.RequestID] {
 			q.seen[p.RequestID] = true
@@ -129,9 +129,9 @@ func (q *runQuestions) hintAll(ctx context.Context) {
 		}
 		cmd += " --request " + p.RequestID
 		switch p.Kind {
-		case engine.InputConfirm:
+		case engine.QuestionConfirm:
 			cmd += " --yes (or --no)"
-		case engine.InputText:
+		case engine.QuestionText:
 			cmd += " VALUE"
 		}
 		line := fmt.Sprintf("%s waits for input (%s, %s): %s — answer from another terminal: %s", q.runID, p.RequestID, p.Kind, questionText(p), cmd)

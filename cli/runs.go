@@ -107,12 +107,12 @@ func historyNotes(w io.Writer, hist *engine.HistoryList) {
 // statusText is a run's status for a table: a running run that waits for
 // a person says so, "running (waiting for input: Enter the code)".
 func statusText(r *engine.Run) string {
-	if r.InputRequest == nil {
+	if r.Question == nil {
 		return string(r.Status)
 	}
-	msg := strings.Join(strings.Fields(r.InputRequest.Message), " ")
+	msg := strings.Join(strings.Fields(r.Question.Message), " ")
 	if msg == "" {
-		msg = r.InputRequest.RequestID
+		msg = r.Question.RequestID
 	}
 	if rs := []rune(msg); len(rs) > 40 {
 		msg = strings.TrimSpace(string(rs[:39])) + "…"

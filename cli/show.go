@@ -33,7 +33,7 @@ Examples:
 	if err := printJSON(stdout, r); err != nil {
 		return err
 	}
-	if q := r.InputRequest; q != nil {
+	if q := r.Question; q != nil {
 		fmt.Fprintf(stderr, "%s: %s; answer it with: browsertask answer %s --request %s\n", r.RunID, statusText(r), r.RunID, q.RequestID)
 	}
 	return nil

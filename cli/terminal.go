@@ -92,7 +92,7 @@ func parseYesNo(s string) (yes, ok bool) {
 
 // questionText is what a prompt shows of q: its message, or its request
 // id when it has none.
-func questionText(q engine.InputRequest) string {
+func questionText(q engine.Question) string {
 	if m := strings.TrimSpace(q.Message); m != "" {
 		return m
 	}
@@ -102,10 +102,10 @@ func questionText(q engine.InputRequest) string {
 // ask prompts for the answer to q until it gets one that fits its kind:
 // hidden input for a secret, a line for text, y/n for confirm. It fails
 // when the terminal ends (EOF) or cannot be read.
-func (t *terminal) ask(q engine.InputRequest) (engine.Answer, error) {
+func (t *terminal) ask(q engine.Question) (engine.Answer, error) {
 	for {
 		switch q.Kind {
-		case engine.InputSecret:
+		case engine.QuestionSecret:
 			fmt.Fprintf(t.out, "%s (hidden): ", questionText(q))
 			b, err := t.secret()
 			fmt.Fprintln(t.out) // the newline typed was not echoed
@@ -115,7 +115,7 @@ func (t *terminal) ask(q engine.InputRequest) (engine.Answer, error) {
 			if v := strings.TrimRight(string(b), "\r\n"); v != "" {
 				return engine.Answer{Value: &v}, nil
 			}
-		case engine.InputText:
+		case engine.QuestionText:
 			fmt.Fprintf(t.out, "%s: ", questionText(q))
 			v, err := readLine(t.in)
 			if err != nil {
@@ -124,8 +124,8 @@ func (t *terminal) ask(q engine.InputRequest) (engine.Answer, error) {
 			if v != "" {
 				return engine.Answer{Value: &v}, nil
 			}
-		case engine.InputConfirm, engine.InputTakeover:
-			if q.Kind == engine.InputTakeover {
+		case engine.QuestionConfirm, engine.QuestionTakeover:
+			if q.Kind == engine.QuestionTakeover {
 				fmt.Fprintf(t.out, "%s\n  act in the run's browser: %s\nDone? [y = done, n = give up]: ", questionText(q), q.Waiting().URL)
 			} else {
 				fmt.Fprintf(t.out, "%s [y/n]: ", questionText(q))
@@ -148,9 +148,9 @@ func (t *terminal) ask(q engine.InputRequest) (engine.Answer, error) {
 
 // answered describes an answer for the person, never a secret's value:
 // "otp (secret)", "name (text: alice)", "ok (confirm: yes)".
-func answered(q engine.InputRequest, a engine.Answer) string {
+func answered(q engine.Question, a engine.Answer) string {
 	switch {
-	case q.Kind == engine.InputSecret:
+	case q.Kind == engine.QuestionSecret:
 		return q.RequestID + " (secret)"
 	case a.Confirm != nil && *a.Confirm:
 		return q.RequestID + " (confirm: yes)"

@@ -30,7 +30,7 @@ func (*flakyTemplate) Info() engine.TemplateInfo {
 }
 func (*flakyTemplate) Check(json.RawMessage, engine.Profile) error { return nil }
 func (f *flakyTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
-	done := env.Done()
+	done := env.FinishedItems()
 	keys := make([]string, 0, len(done))
 	for k := range done {
 		keys = append(keys, k)

@@ -42,11 +42,11 @@ type Config struct {
 	// with EXECUTION_ERROR "interrupted N times" instead of being
 	// recovered again (default 3).
 	MaxAttempts int
-	// InputTimeout is how long a run waits for an answer to a question
+	// QuestionTimeout is how long a run waits for an answer to a question
 	// it asked (default 10 min) before failing with RUN_TIMEOUT, details
 	// reason "no answer" (inputTimeoutMs).
-	InputTimeout time.Duration
-	// MaxInlineBytes is the budget of a tool answer (default 64 KiB): an
+	QuestionTimeout time.Duration
+	// MaxInlineBytes is the budget of a tool reply (default 64 KiB): an
 	// inline result larger than it is cut to whole items (answers.go), a
 	// longer result with no artifact of its own is also kept whole as
 	// result.json.
@@ -96,7 +96,7 @@ func DefaultConfig() Config {
 		SessionIdleTTL:       30 * time.Minute,
 		TrustLevel:           "local",
 		MaxAttempts:          3,
-		InputTimeout:         DefaultInputTimeout,
+		QuestionTimeout:      DefaultQuestionTimeout,
 		MaxInlineBytes:       DefaultMaxInlineBytes,
 		HistoryTTL:           7 * 24 * time.Hour,
 		HeartbeatInterval:    time.Second,
@@ -128,7 +128,7 @@ func (c Config) withDefaults() Config {
 	orDefault(&c.TaskPollInterval, d.TaskPollInterval)
 	orDefault(&c.MaxTaskTTL, d.MaxTaskTTL)
 	orDefault(&c.SessionIdleTTL, d.SessionIdleTTL)
-	orDefault(&c.InputTimeout, d.InputTimeout)
+	orDefault(&c.QuestionTimeout, d.QuestionTimeout)
 	orDefault(&c.MaxInlineBytes, d.MaxInlineBytes)
 	orDefault(&c.HistoryTTL, d.HistoryTTL)
 	orDefault(&c.TrustLevel, d.TrustLevel)
@@ -177,7 +177,7 @@ type Profile struct {
 	MaxAttempts int `json:"maxAttempts"`
 	// InputTimeoutMs is how long a run waits for an answer (v1.1).
 	InputTimeoutMs int64 `json:"inputTimeoutMs"`
-	// MaxInlineBytes is the budget of a tool answer (v1.1).
+	// MaxInlineBytes is the budget of a tool reply (v1.1).
 	MaxInlineBytes int64 `json:"maxInlineBytes"`
 	// HistoryTTLMs is how long the history of a forgotten run is kept
 	// (v1.1).

@@ -69,7 +69,7 @@ func (s *sleepTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outcom
 	if in.Items == 0 {
 		in.Items = 1
 	}
-	done := env.Done()
+	done := env.FinishedItems()
 	for i := 0; i < in.Items; i++ {
 		key := fmt.Sprintf("item-%d", i)
 		if _, ok := done[key]; ok {

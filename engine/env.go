@@ -27,7 +27,7 @@ type runEnv struct {
 	// when the run started waiting for the questions in waiting (input.go).
 	progress   Progress
 	beforeWait Progress
-	waiting    []InputRequest
+	waiting    []Question
 }
 
 var _ Env = (*runEnv)(nil)
@@ -38,10 +38,10 @@ func (v *runEnv) Inputs() json.RawMessage { return v.run.Inputs }
 
 // OutputSchema is the run's options.outputSchema (nil unless its template
 // uses it).
-func (v *runEnv) OutputSchema() json.RawMessage { return v.run.OutputSchema }
-func (v *runEnv) Profile() Profile              { return v.e.Profile() }
-func (v *runEnv) Done() map[string]Item         { return v.done }
-func (v *runEnv) Logger() *slog.Logger          { return v.log }
+func (v *runEnv) OutputSchema() json.RawMessage  { return v.run.OutputSchema }
+func (v *runEnv) Profile() Profile               { return v.e.Profile() }
+func (v *runEnv) FinishedItems() map[string]Item { return v.done }
+func (v *runEnv) Logger() *slog.Logger           { return v.log }
 
 // ClientCanSample reports whether the submitting client declared MCP
 // sampling.

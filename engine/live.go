@@ -14,14 +14,14 @@ import (
 // live on its dashboard (the browser package streams them), and a person
 // may take a tab over: the run pauses, the person's input goes to the
 // tab, and "Done" resumes the run where it was. A takeover is a question
-// of kind InputTakeover: it is stored, shown and answered like any other
+// of kind QuestionTakeover: it is stored, shown and answered like any other
 // (inputRequest, tasks, the dashboard), its MCP form is a URL-mode
 // elicitation pointing at the live view, and while it waits the run's
 // timeout clock stops.
 
-// InputTakeover asks a person to act in the run's browser through the
+// QuestionTakeover asks a person to act in the run's browser through the
 // live view, then press Done.
-const InputTakeover = "takeover"
+const QuestionTakeover = "takeover"
 
 // LiveTab is one tab of a running run as its live view shows it.
 type LiveTab struct {
@@ -227,7 +227,7 @@ func AskTakeover(ctx context.Context, env Env, requestID, message string) error 
 	if u == "" {
 		return ErrNoLiveView
 	}
-	raw, err := env.Ask(ctx, InputRequest{RequestID: requestID, Kind: InputTakeover, Message: message, Request: takeoverRequest(requestID, message, u)})
+	raw, err := env.Ask(ctx, Question{RequestID: requestID, Kind: QuestionTakeover, Message: message, Request: takeoverRequest(requestID, message, u)})
 	if err != nil {
 		return err
 	}
@@ -249,17 +249,17 @@ func AskTakeover(ctx context.Context, env Env, requestID, message string) error 
 // person presses Done (or the question ends otherwise). A takeover
 // already open is returned as is. Errors: RUN_NOT_FOUND; INVALID_PARAMETER
 // when the run is not running in this process.
-func (e *Engine) TakeOver(ctx context.Context, runID string, hold func() (release func())) (*WaitingInput, error) {
+func (e *Engine) TakeOver(ctx context.Context, runID string, hold func() (release func())) (*WaitingQuestion, error) {
 	r, err := e.Get(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	pending, err := e.PendingInputs(ctx, runID)
+	pending, err := e.PendingQuestions(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	for _, q := range pending {
-		if q.Kind == InputTakeover {
+		if q.Kind == QuestionTakeover {
 			return q.Waiting(), nil
 		}
 	}
@@ -277,7 +277,7 @@ func (e *Engine) TakeOver(ctx context.Context, runID string, hold func() (releas
 	Go(a.ctx, e.log, "engine.takeover.ask", func() {
 		release := hold()
 		defer release()
-		q := InputRequest{RequestID: requestID, Kind: InputTakeover, Message: msg, Request: takeoverRequest(requestID, msg, u)}
+		q := Question{RequestID: requestID, Kind: QuestionTakeover, Message: msg, Request: takeoverRequest(requestID, msg, u)}
 		_, _ = a.env.ask(a.ctx, q, func(err error) { asked <- err })
 	}, func(p *Panic) {
 		select {
@@ -293,5 +293,5 @@ func (e *Engine) TakeOver(ctx context.Context, runID string, hold func() (releas
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return &WaitingInput{RequestID: requestID, Kind: InputTakeover, Message: msg, URL: u}, nil
+	return &WaitingQuestion{RequestID: requestID, Kind: QuestionTakeover, Message: msg, URL: u}, nil
 }

@@ -61,10 +61,10 @@ func TestTakeoverQuestion(t *testing.T) {
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"t1","kind":"takeover","message":"Solve the puzzle"}]}`, 60000)
 	run := waitingRun(t, other, id)
 	want := base + "/runs/" + id + "#live"
-	if q := run.InputRequest; q.Kind != engine.InputTakeover || q.URL != want || q.Message != "Solve the puzzle" {
+	if q := run.Question; q.Kind != engine.QuestionTakeover || q.URL != want || q.Message != "Solve the puzzle" {
 		t.Fatalf("inputRequest %+v, want kind takeover, url %s", q, want)
 	}
-	pending, err := other.PendingInputs(t.Context(), id)
+	pending, err := other.PendingQuestions(t.Context(), id)
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("pending %v %v", pending, err)
 	}
@@ -85,11 +85,11 @@ func TestTakeoverQuestion(t *testing.T) {
 		t.Fatalf("live location from the executing process %+v", w)
 	}
 
-	ok, err := other.AnswerInput(t.Context(), id, "t1", json.RawMessage(`{"action":"accept"}`))
+	ok, err := other.AnswerQuestionMCP(t.Context(), id, "t1", json.RawMessage(`{"action":"accept"}`))
 	if err != nil || !ok {
 		t.Fatalf("accept of the URL elicitation: %v %v", ok, err)
 	}
-	if p, _ := other.PendingInputs(t.Context(), id); len(p) != 1 {
+	if p, _ := other.PendingQuestions(t.Context(), id); len(p) != 1 {
 		t.Fatalf("an accepted URL elicitation ended the takeover (%d pending)", len(p))
 	}
 	v := "done"
@@ -125,10 +125,10 @@ func TestTakeOverButton(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Kind != engine.InputTakeover || !strings.HasPrefix(q.RequestID, "takeover-") || held.Load() != 1 {
+	if q.Kind != engine.QuestionTakeover || !strings.HasPrefix(q.RequestID, "takeover-") || held.Load() != 1 {
 		t.Fatalf("takeover %+v, held %d", q, held.Load())
 	}
-	pending, err := other.PendingInputs(t.Context(), id)
+	pending, err := other.PendingQuestions(t.Context(), id)
 	if err != nil || len(pending) != 2 {
 		t.Fatalf("pending %d (%v), want the question and the takeover", len(pending), err)
 	}

@@ -83,7 +83,7 @@ func (continuingTemplate) Info() engine.TemplateInfo {
 }
 func (continuingTemplate) Check(json.RawMessage, engine.Profile) error { return nil }
 func (continuingTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
-	found := len(env.Done())
+	found := len(env.FinishedItems())
 	if found == 0 {
 		if err := env.Checkpoint(ctx, engine.Item{Index: 0, Key: "a", Status: engine.ItemSucceeded, Output: json.RawMessage(`{}`)},
 			engine.Progress{DoneSteps: 1, TotalSteps: 2}); err != nil {

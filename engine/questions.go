@@ -45,9 +45,9 @@ func formRequest(kind, message string) json.RawMessage {
 	prop := map[string]any{"type": "string", "title": "Answer"}
 	field := answerValueField
 	switch kind {
-	case InputSecret:
+	case QuestionSecret:
 		prop["description"] = "Kept secret: sealed to the run's process and masked in everything it records."
-	case InputConfirm:
+	case QuestionConfirm:
 		field = answerConfirmField
 		prop = map[string]any{"type": "boolean", "title": "Yes?"}
 	}
@@ -66,13 +66,13 @@ func formRequest(kind, message string) json.RawMessage {
 	return b
 }
 
-// AskText asks a person for a value (kind InputText or InputSecret) and
+// AskText asks a person for a value (kind QuestionText or QuestionSecret) and
 // returns it. Errors: ErrDeclined, RUN_TIMEOUT "no answer", the context's.
 func AskText(ctx context.Context, env Env, requestID, kind, message string) (string, error) {
-	if kind != InputText && kind != InputSecret {
-		return "", fmt.Errorf("AskText: kind must be %q or %q, got %q", InputText, InputSecret, kind)
+	if kind != QuestionText && kind != QuestionSecret {
+		return "", fmt.Errorf("AskText: kind must be %q or %q, got %q", QuestionText, QuestionSecret, kind)
 	}
-	raw, err := env.Ask(ctx, InputRequest{RequestID: requestID, Kind: kind, Message: message, Request: formRequest(kind, message)})
+	raw, err := env.Ask(ctx, Question{RequestID: requestID, Kind: kind, Message: message, Request: formRequest(kind, message)})
 	if err != nil {
 		return "", err
 	}
@@ -93,7 +93,7 @@ func AskText(ctx context.Context, env Env, requestID, kind, message string) (str
 // AskConfirm asks a person a yes/no question. A declined or cancelled
 // elicitation is a no.
 func AskConfirm(ctx context.Context, env Env, requestID, message string) (bool, error) {
-	raw, err := env.Ask(ctx, InputRequest{RequestID: requestID, Kind: InputConfirm, Message: message, Request: formRequest(InputConfirm, message)})
+	raw, err := env.Ask(ctx, Question{RequestID: requestID, Kind: QuestionConfirm, Message: message, Request: formRequest(QuestionConfirm, message)})
 	if err != nil {
 		return false, err
 	}
@@ -110,15 +110,15 @@ func AskConfirm(ctx context.Context, env Env, requestID, message string) (bool, 
 // INVALID_PARAMETER when nothing with that requestId is waiting, or the
 // answer does not fit the question's kind (value for text and secret,
 // confirm for confirm).
-func (e *Engine) AnswerQuestion(ctx context.Context, runID, requestID string, a Answer) (*WaitingInput, error) {
+func (e *Engine) AnswerQuestion(ctx context.Context, runID, requestID string, a Answer) (*WaitingQuestion, error) {
 	if _, err := e.Get(ctx, runID); err != nil {
 		return nil, err
 	}
-	pending, err := e.PendingInputs(ctx, runID)
+	pending, err := e.PendingQuestions(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	var q *InputRequest
+	var q *Question
 	for i := range pending {
 		if pending[i].RequestID == requestID || (requestID == "" && len(pending) == 1) {
 			q = &pending[i]
@@ -137,19 +137,19 @@ func (e *Engine) AnswerQuestion(ctx context.Context, runID, requestID string, a 
 	}
 	var res elicitResult
 	switch q.Kind {
-	case InputText, InputSecret:
+	case QuestionText, QuestionSecret:
 		if a.Value == nil || a.Confirm != nil {
 			return nil, Errorf(InvalidParameter, "request %s asks for a %s value: give value (a string), not confirm", q.RequestID, q.Kind).
 				WithDetails(map[string]any{"field": "value"})
 		}
 		res = elicitResult{Action: "accept", Content: map[string]any{answerValueField: *a.Value}}
-	case InputConfirm:
+	case QuestionConfirm:
 		if a.Confirm == nil || a.Value != nil {
 			return nil, Errorf(InvalidParameter, "request %s asks to confirm: give confirm (true or false), not value", q.RequestID).
 				WithDetails(map[string]any{"field": "confirm"})
 		}
 		res = elicitResult{Action: "accept", Content: map[string]any{answerConfirmField: *a.Confirm}}
-	case InputTakeover:
+	case QuestionTakeover:
 		// confirm true: the person is done with the takeover; false: they
 		// will not do it.
 		if a.Confirm == nil || a.Value != nil {

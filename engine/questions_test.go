@@ -59,7 +59,7 @@ func waitingRun(t *testing.T, eng *engine.Engine, id string) *engine.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.InputRequest == nil {
+	if run.Question == nil {
 		t.Fatalf("run ended without asking: %+v %+v", run, run.Error)
 	}
 	return run
@@ -85,16 +85,16 @@ func TestSecretAnswerFromAnotherProcess(t *testing.T) {
 	exec, other, path := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"otp","kind":"secret","message":"Enter the code from your authenticator app"}]}`, 0)
 	run := waitingRun(t, other, id)
-	want := engine.WaitingInput{RequestID: "otp", Kind: "secret", Message: "Enter the code from your authenticator app",
-		RequestedAt: run.InputRequest.RequestedAt, ExpiresAt: run.InputRequest.RequestedAt + engine.DefaultInputTimeout.Milliseconds()}
-	if *run.InputRequest != want || run.Status != engine.StatusRunning {
-		t.Fatalf("inputRequest = %+v (status %s), want %+v", run.InputRequest, run.Status, want)
+	want := engine.WaitingQuestion{RequestID: "otp", Kind: "secret", Message: "Enter the code from your authenticator app",
+		RequestedAt: run.Question.RequestedAt, ExpiresAt: run.Question.RequestedAt + engine.DefaultQuestionTimeout.Milliseconds()}
+	if *run.Question != want || run.Status != engine.StatusRunning {
+		t.Fatalf("inputRequest = %+v (status %s), want %+v", run.Question, run.Status, want)
 	}
 	if run.Progress.Message != "waiting for input: Enter the code from your authenticator app" {
 		t.Errorf("progress.message = %q", run.Progress.Message)
 	}
 	list, err := other.List(context.Background(), engine.ListQuery{})
-	if err != nil || len(list.Runs) != 1 || list.Runs[0].InputRequest == nil || list.Runs[0].InputRequest.RequestID != "otp" {
+	if err != nil || len(list.Runs) != 1 || list.Runs[0].Question == nil || list.Runs[0].Question.RequestID != "otp" {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
 	yes := true
@@ -106,7 +106,7 @@ func TestSecretAnswerFromAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := finalRun(t, exec, id)
-	if final.Status != engine.StatusSucceeded || final.InputRequest != nil {
+	if final.Status != engine.StatusSucceeded || final.Question != nil {
 		t.Fatalf("run = %+v %+v", final, final.Error)
 	}
 	var res struct {
@@ -147,7 +147,7 @@ func TestQuestionKinds(t *testing.T) {
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"name","kind":"text","message":"Your name?"},{"requestId":"go","kind":"confirm","message":"Buy it?"}]}`, 0)
 	waitingRun(t, other, id)
 	for {
-		p, err := other.PendingInputs(context.Background(), id)
+		p, err := other.PendingQuestions(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,11 +187,11 @@ func TestQuestionKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Progress.Message == "waiting for input: Buy it?" && run.InputRequest != nil && run.InputRequest.RequestID == "go" {
+		if run.Progress.Message == "waiting for input: Buy it?" && run.Question != nil && run.Question.RequestID == "go" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after one of two answers: progress %+v, inputRequest %+v", run.Progress, run.InputRequest)
+			t.Fatalf("after one of two answers: progress %+v, inputRequest %+v", run.Progress, run.Question)
 		}
 	}
 	if _, err := other.AnswerQuestion(context.Background(), id, "go", engine.Answer{Confirm: &yes}); err != nil {
@@ -220,7 +220,7 @@ func TestWaitDoesNotCountAgainstTimeout(t *testing.T) {
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`, 400)
 	run := waitingRun(t, other, id)
 	// Wait on the run's own clock past its timeoutMs before answering.
-	for time.Now().UnixMilli() < run.InputRequest.RequestedAt+800 {
+	for time.Now().UnixMilli() < run.Question.RequestedAt+800 {
 		time.Sleep(50 * time.Millisecond)
 	}
 	yes := true

@@ -62,9 +62,9 @@ type Run struct {
 	StartedAt       *int64          `json:"startedAt"`
 	FinishedAt      *int64          `json:"finishedAt"`
 	ExpiresAt       int64           `json:"expiresAt"`
-	// InputRequest is the question a running run waits on (nil otherwise):
+	// Question is the question a running run waits on (nil otherwise):
 	// the run stays "running" while it waits (input.go).
-	InputRequest *WaitingInput `json:"inputRequest"`
+	Question *WaitingQuestion `json:"inputRequest"`
 
 	// Inputs are the validated template inputs, secrets already masked only
 	// in what is shown (the stored copy keeps what the template needs).

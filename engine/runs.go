@@ -69,12 +69,12 @@ func (e *Engine) Get(ctx context.Context, runID string) (*Run, error) {
 		return nil, Wrap(ExecutionError, err, "load run: %v", err)
 	}
 	if r.Status == StatusRunning {
-		reqs, err := e.store.InputRequests(ctx, runID)
+		reqs, err := e.store.Questions(ctx, runID)
 		if err != nil {
 			return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
 		}
-		e.attachInputs(r, reqs, now)
-		if r.InputRequest != nil {
+		e.attachQuestions(r, reqs, now)
+		if r.Question != nil {
 			// The run row was read before its question: a run writes
 			// progress.message ("waiting for input: …") before it stores
 			// the question, so a row read after the question has the
@@ -84,7 +84,7 @@ func (e *Engine) Get(ctx context.Context, runID string) (*Run, error) {
 				return nil, Wrap(ExecutionError, err, "load run: %v", err)
 			}
 			if again.Status == StatusRunning {
-				again.InputRequest = r.InputRequest
+				again.Question = r.Question
 			}
 			r = again
 		}
@@ -92,12 +92,12 @@ func (e *Engine) Get(ctx context.Context, runID string) (*Run, error) {
 	return e.present(r, now), nil
 }
 
-// attachInputs sets r.InputRequest to the oldest of reqs that is r's,
+// attachQuestions sets r.Question to the oldest of reqs that is r's,
 // unanswered and not expired at now.
-func (e *Engine) attachInputs(r *Run, reqs []InputRequest, now int64) {
+func (e *Engine) attachQuestions(r *Run, reqs []Question, now int64) {
 	for _, q := range reqs {
 		if q.RunID == r.RunID && !q.Answered() && now < q.ExpiresAt {
-			r.InputRequest = q.Waiting()
+			r.Question = q.Waiting()
 			return
 		}
 	}
@@ -121,7 +121,7 @@ func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
 	// The open questions are read before the runs: a run writes its
 	// progress.message before it stores a question, so every run listed
 	// with a question also shows what it waits for.
-	waiting, err := e.store.OutstandingInputs(ctx, now)
+	waiting, err := e.store.OutstandingQuestions(ctx, now)
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
 	}
@@ -135,7 +135,7 @@ func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
 	}
 	for _, r := range runs {
 		if r.Status == StatusRunning {
-			e.attachInputs(r, waiting, now)
+			e.attachQuestions(r, waiting, now)
 		}
 		e.present(r, now)
 	}
@@ -193,7 +193,7 @@ func (e *Engine) Wait(ctx context.Context, runID string, onChange func(*Run)) (*
 }
 
 // WaitSettled is Wait that also returns when the run starts waiting for
-// input (its InputRequest is set): a caller that cannot answer questions
+// input (its Question is set): a caller that cannot answer questions
 // itself answers with the run as it is, so nobody hangs on a person.
 func (e *Engine) WaitSettled(ctx context.Context, runID string, onChange func(*Run)) (*Run, error) {
 	return e.wait(ctx, runID, onChange, true)
@@ -212,11 +212,11 @@ func (e *Engine) wait(ctx context.Context, runID string, onChange func(*Run), or
 			}
 			return nil, err
 		}
-		if onChange != nil && (last == nil || last.Status != r.Status || last.Progress != r.Progress || (last.InputRequest == nil) != (r.InputRequest == nil)) {
+		if onChange != nil && (last == nil || last.Status != r.Status || last.Progress != r.Progress || (last.Question == nil) != (r.Question == nil)) {
 			onChange(r)
 		}
 		last = r
-		if r.Status.Terminal() || (orInput && r.InputRequest != nil) {
+		if r.Status.Terminal() || (orInput && r.Question != nil) {
 			return r, nil
 		}
 		select {

@@ -28,13 +28,13 @@ type Engine struct {
 	// secrets holds secret inputs in memory only (secrets.go); named are
 	// the browser sessions opened here (sessions.go).
 	secrets *secretVault
-	// inputKeys are the private halves of secret questions asked here
+	// questionKeys are the private halves of secret questions asked here
 	// (seal.go).
-	inputKeys *keyRing
-	named     sessionSet
-	version   string
-	protocols []string
-	ownerID   string
+	questionKeys *keyRing
+	named        sessionSet
+	version      string
+	protocols    []string
+	ownerID      string
 	// liveBase is this process's dashboard base URL (live.go).
 	liveBase atomic.Pointer[string]
 
@@ -85,22 +85,22 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: Options.Store is required")
 	}
 	e := &Engine{
-		store:     o.Store,
-		cfg:       o.Config.withDefaults(),
-		log:       o.Logger,
-		now:       o.Now,
-		templates: map[string]Template{},
-		schemas:   map[string]*Schema{},
-		browser:   o.Browser,
-		version:   o.Version,
-		protocols: o.ProtocolVersions,
-		ownerID:   "own_" + uuid.NewString(),
-		wake:      make(chan struct{}, 1),
-		active:    map[string]*activeRun{},
-		changed:   make(chan struct{}),
-		hurry:     make(chan struct{}),
-		secrets:   newSecretVault(),
-		inputKeys: newKeyRing(),
+		store:        o.Store,
+		cfg:          o.Config.withDefaults(),
+		log:          o.Logger,
+		now:          o.Now,
+		templates:    map[string]Template{},
+		schemas:      map[string]*Schema{},
+		browser:      o.Browser,
+		version:      o.Version,
+		protocols:    o.ProtocolVersions,
+		ownerID:      "own_" + uuid.NewString(),
+		wake:         make(chan struct{}, 1),
+		active:       map[string]*activeRun{},
+		changed:      make(chan struct{}),
+		hurry:        make(chan struct{}),
+		secrets:      newSecretVault(),
+		questionKeys: newKeyRing(),
 	}
 	// Every write goes through the redacting wrapper (secret_store.go).
 	e.store = &secretStore{Store: o.Store, vault: e.secrets}
@@ -166,7 +166,7 @@ func (e *Engine) Profile() Profile {
 		AllowFileURLs:         c.AllowFileURLs,
 		SessionIdleTTLMs:      c.SessionIdleTTL.Milliseconds(),
 		MaxAttempts:           c.MaxAttempts,
-		InputTimeoutMs:        c.InputTimeout.Milliseconds(),
+		InputTimeoutMs:        c.QuestionTimeout.Milliseconds(),
 		MaxInlineBytes:        c.MaxInlineBytes,
 		HistoryTTLMs:          c.HistoryTTL.Milliseconds(),
 	}

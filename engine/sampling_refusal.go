@@ -3,7 +3,7 @@ package engine
 import "encoding/json"
 
 // A sampling request is a question a run asks the MCP client's model
-// (InputMCP with method sampling/createMessage). When the client fails it
+// (QuestionMCP with method sampling/createMessage). When the client fails it
 // (a person who declined, a client error), the MCP layer stores a refusal
 // as the answer, so the run fails at once with the client's message
 // instead of waiting out the input timeout. The MCP layer writes the

@@ -83,19 +83,19 @@ type Store interface {
 	// ListItems returns a run's item checkpoints ordered by index.
 	ListItems(ctx context.Context, runID string) ([]Item, error)
 
-	// AddInputRequest stores a question a run asks; one already stored
+	// AddQuestion stores a question a run asks; one already stored
 	// under the same (runId, requestId) is kept with its answer.
-	AddInputRequest(ctx context.Context, q InputRequest) error
-	// InputRequests returns a run's questions in the order asked (empty
+	AddQuestion(ctx context.Context, q Question) error
+	// Questions returns a run's questions in the order asked (empty
 	// for an unknown run).
-	InputRequests(ctx context.Context, runID string) ([]InputRequest, error)
-	// OutstandingInputs returns every run's unanswered questions that have
+	Questions(ctx context.Context, runID string) ([]Question, error)
+	// OutstandingQuestions returns every run's unanswered questions that have
 	// not expired at now, oldest first.
-	OutstandingInputs(ctx context.Context, now int64) ([]InputRequest, error)
-	// AnswerInput stores the response of an outstanding, unexpired
+	OutstandingQuestions(ctx context.Context, now int64) ([]Question, error)
+	// SaveAnswer stores the response of an outstanding, unexpired
 	// question and reports true; false when it was answered already or
 	// has expired. Errors: ErrNotFound for a question never asked.
-	AnswerInput(ctx context.Context, p AnswerInputParams) (bool, error)
+	SaveAnswer(ctx context.Context, p SaveAnswerParams) (bool, error)
 	// FinishRun writes a terminal state for a run held by f.OwnerID in
 	// execution f.Attempt (CAS on status running, owner and attempt), sets finished_at and
 	// expires_at = max(created_at + ttl_ms, now + f.RunTTLMs), and appends a

@@ -75,8 +75,8 @@ type Env interface {
 	OutputSchema() json.RawMessage
 	// Profile is the server's runtime profile.
 	Profile() Profile
-	// Done returns the item checkpoints of earlier attempts, by Item.Key.
-	Done() map[string]Item
+	// FinishedItems returns the item checkpoints of earlier attempts, by Item.Key.
+	FinishedItems() map[string]Item
 	// Checkpoint records a finished item together with the run's progress.
 	// An error means the run is no longer ours (cancelled elsewhere); stop.
 	Checkpoint(ctx context.Context, it Item, p Progress) error
@@ -87,10 +87,10 @@ type Env interface {
 	// Logger logs to stderr with the run id attached.
 	Logger() *slog.Logger
 	// Ask stores a question for a person or the calling client and waits
-	// for the answer (engine/input.go).
-	Ask(ctx context.Context, q InputRequest) (json.RawMessage, error)
+	// for the answer (engine/ask.go).
+	Ask(ctx context.Context, q Question) (json.RawMessage, error)
 	// ClientCanSample reports whether the client that submitted the run
-	// declared MCP sampling: an InputMCP question whose request is
+	// declared MCP sampling: a QuestionMCP question whose request is
 	// sampling/createMessage reaches its model.
 	ClientCanSample() bool
 	// CountModelUsage adds what one question to a model cost to the run's

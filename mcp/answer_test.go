@@ -57,7 +57,7 @@ func TestSyncCallAnswersWhenTheRunAsks(t *testing.T) {
 		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		run, err := eng.Wait(wctx, id, nil)
 		cancel()
-		if err != nil || run.Status != engine.StatusSucceeded || run.InputRequest != nil {
+		if err != nil || run.Status != engine.StatusSucceeded || run.Question != nil {
 			t.Fatalf("run = %+v, %v", run, err)
 		}
 		res, final := tc.call(t, ctx, "get_task_run", map[string]any{"runId": id})

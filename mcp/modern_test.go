@@ -216,7 +216,7 @@ func TestModernDiscover(t *testing.T) {
 
 // TestModernRunAsTask: run_task_template from a client of the Tasks
 // extension becomes a task (taskId = runId, integer ms, no legacy
-// fields); tasks/get inlines the sync answer once completed; without the
+// fields); tasks/get inlines the sync reply once completed; without the
 // extension the same call answers the async handle; the task methods keep
 // their rules (-32021, -32602, -32601, -32020).
 func TestModernRunAsTask(t *testing.T) {

@@ -56,7 +56,7 @@ func (h *PluginHost) ErrTaskRequired() error {
 // Run submits req (always in async mode) as the work of the tool call of
 // ctx and answers the call: with the run as its task when TaskAllowed,
 // otherwise with the finished run's answer (Plugin.RunAnswer, or
-// run_task_template's sync answer) once the run ends. Errors: -32602
+// run_task_template's sync reply) once the run ends. Errors: -32602
 // carrying the contract's error object when the engine refuses req,
 // -32603 when waiting fails, or the JSON-RPC error the run ended with.
 func (h *PluginHost) Run(ctx context.Context, req engine.SubmitRequest) (*sdk.CallToolResult, error) {

@@ -26,14 +26,14 @@ func autoBudget(p engine.Profile) time.Duration {
 	return engine.DefaultAutoSyncBudget
 }
 
-// waitAnswer waits for the submitted run to end and answers with it (mode
+// waitReply waits for the submitted run to end and answers with it (mode
 // sync); a run that starts waiting for a person is answered at once as
 // async, with its inputRequest. budget > 0 is auto mode: when the budget elapses first the answer
 // is the async handle and the run goes on. While waiting, progress is
 // relayed to the client when the request has a progressToken. If the
 // request itself is cancelled, the run is cancelled too, unless the
 // submission only attached to an existing run through its idempotencyKey.
-func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *engine.SubmitResult, budget time.Duration) *sdk.CallToolResult {
+func (s *Server) waitReply(ctx context.Context, req *sdk.CallToolRequest, sub *engine.SubmitResult, budget time.Duration) *sdk.CallToolResult {
 	waitCtx := ctx
 	if budget > 0 {
 		var cancel context.CancelFunc
@@ -49,9 +49,9 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 		// The run waits for a person: answer now, as async, with the
 		// question, so the client neither hangs nor times out on it.
 		offerTask(ctx, run, sub.Deduplicated)
-		return asyncAnswer(run, dedupOf(sub))
+		return asyncReply(run, dedupOf(sub))
 	case err == nil:
-		return s.syncAnswer(ctx, run, dedupOf(sub))
+		return s.syncReply(ctx, run, dedupOf(sub))
 	case ctx.Err() != nil:
 		return s.requestCancelled(ctx, sub)
 	case waitCtx.Err() != nil:
@@ -61,10 +61,10 @@ func (s *Server) waitAnswer(ctx context.Context, req *sdk.CallToolRequest, sub *
 			cur = sub.Run
 		}
 		if cur.Status.Terminal() {
-			return s.syncAnswer(ctx, cur, dedupOf(sub))
+			return s.syncReply(ctx, cur, dedupOf(sub))
 		}
 		offerTask(ctx, cur, sub.Deduplicated) // a task instead, for a client of the Tasks extension
-		return asyncAnswer(cur, dedupOf(sub))
+		return asyncReply(cur, dedupOf(sub))
 	default:
 		return s.errorResultLogged("run_task_template", err)
 	}
@@ -77,7 +77,7 @@ func (s *Server) requestCancelled(ctx context.Context, sub *engine.SubmitResult)
 	id := sub.Run.RunID
 	if sub.Deduplicated {
 		s.log.Info("request cancelled; run left alone because it was deduplicated", "runId", id)
-		return asyncAnswer(sub.Run, dedupOf(sub))
+		return asyncReply(sub.Run, dedupOf(sub))
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer cancel()
@@ -90,5 +90,5 @@ func (s *Server) requestCancelled(ctx context.Context, sub *engine.SubmitResult)
 	if err != nil {
 		return errorResult(err)
 	}
-	return s.syncAnswer(ctx, run, dedupInfo{})
+	return s.syncReply(ctx, run, dedupInfo{})
 }

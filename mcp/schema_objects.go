@@ -214,7 +214,7 @@ func runAnswerSchema() map[string]any {
 	}, "mode", "deduplicated")
 }
 
-// asyncHandleSchema is run_task_template's async answer.
+// asyncHandleSchema is run_task_template's async reply.
 func asyncHandleSchema() map[string]any {
 	return object(map[string]any{
 		"runId":            str("Poll it with get_task_run."),
@@ -233,7 +233,7 @@ func asyncHandleSchema() map[string]any {
 func inputRequestSchema() map[string]any {
 	return map[string]any{"anyOf": []any{map[string]any{"type": "null"}, object(map[string]any{
 		"requestId":   str("Answer with answer_task_run {runId, requestId, value | confirm}."),
-		"kind":        map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm, engine.InputTakeover, engine.InputMCP}},
+		"kind":        map[string]any{"type": "string", "enum": []string{engine.QuestionText, engine.QuestionSecret, engine.QuestionConfirm, engine.QuestionTakeover, engine.QuestionMCP}},
 		"message":     str("What the run asks, for the person (never answer it yourself)."),
 		"requestedAt": integer("Unix ms."),
 		"expiresAt":   integer("Unix ms; without an answer by then the run fails RUN_TIMEOUT (reason \"no answer\")."),

@@ -31,9 +31,9 @@ type Engine interface {
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile
 
-	PendingInputs(ctx context.Context, runID string) ([]engine.InputRequest, error)
-	AnswerInput(ctx context.Context, runID, requestID string, response json.RawMessage) (bool, error)
-	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingInput, error)
+	PendingQuestions(ctx context.Context, runID string) ([]engine.Question, error)
+	AnswerQuestionMCP(ctx context.Context, runID, requestID string, response json.RawMessage) (bool, error)
+	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingQuestion, error)
 
 	EventsAfter(ctx context.Context, runID string, afterSeq int64, limit int) ([]engine.Event, int64, bool, error)
 	WaitEvents(ctx context.Context, runID string, afterSeq int64, wait time.Duration) ([]engine.Event, int64, bool, error)

@@ -84,7 +84,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 }
 
 // lockedWriter serializes writes to out: the SDK writes each message with
-// one Write, and so does lineFilter for its error answers, so no two
+// one Write, and so does lineFilter for its error replies, so no two
 // messages interleave. Close does not close out (it is the caller's).
 type lockedWriter struct {
 	mu sync.Mutex
@@ -104,7 +104,7 @@ func (l *lockedWriter) Close() error { return nil }
 // lineFilter is the reader the SDK decodes stdin from. It hands over only
 // lines the SDK can decode as JSON-RPC messages (or batches of them), and
 // answers every other line itself with a JSON-RPC error, so that a bad line
-// costs one error answer instead of the session. Blank lines are skipped.
+// costs one error reply instead of the session. Blank lines are skipped.
 type lineFilter struct {
 	src io.ReadCloser
 	br  *bufio.Reader

@@ -28,7 +28,7 @@ var fuzzLines = []string{
 // of any size, with a line limit of any size. Invariants: what it passes
 // on is exactly the non-blank lines within the limit that checkLine
 // accepts, each once, in order and newline-terminated; every other
-// non-blank line gets exactly one JSON-RPC 2.0 error answer (a JSON object
+// non-blank line gets exactly one JSON-RPC 2.0 error reply (a JSON object
 // with an error code and message, and an id that is a string, a number
 // or null), so a client is never left waiting and never confused.
 func FuzzStdioLines(f *testing.F) {
@@ -76,13 +76,13 @@ func FuzzStdioLines(f *testing.F) {
 			t.Fatalf("%d error answers, want %d: %q", len(got), wantAnswers, answers.String())
 		}
 		for _, a := range got {
-			checkErrorAnswer(t, a)
+			checkErrorReply(t, a)
 		}
 	})
 }
 
-// checkErrorAnswer asserts one line is a JSON-RPC 2.0 error answer.
-func checkErrorAnswer(t *testing.T, line string) {
+// checkErrorReply asserts one line is a JSON-RPC 2.0 error reply.
+func checkErrorReply(t *testing.T, line string) {
 	t.Helper()
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`

@@ -64,9 +64,9 @@ func taskStatusOf(s engine.RunStatus) string {
 }
 
 // runTaskStatus is the task status of run: input_required while a running
-// run waits for an answer (Run.InputRequest), otherwise taskStatusOf.
+// run waits for an answer (Run.Question), otherwise taskStatusOf.
 func runTaskStatus(run *engine.Run) string {
-	if run.Status == engine.StatusRunning && run.InputRequest != nil {
+	if run.Status == engine.StatusRunning && run.Question != nil {
 		return taskInputRequired
 	}
 	return taskStatusOf(run.Status)

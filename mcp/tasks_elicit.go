@@ -82,7 +82,7 @@ func (s *Server) waitRelayingInput(ctx context.Context, ss *sdk.ServerSession, i
 		// ends.
 		wctx, cancel := context.WithCancel(ctx)
 		run, err = s.eng.Wait(wctx, id, func(r *engine.Run) {
-			if r.InputRequest == nil || !asked[r.InputRequest.RequestID] {
+			if r.Question == nil || !asked[r.Question.RequestID] {
 				cancel()
 			}
 		})
@@ -99,8 +99,8 @@ func (s *Server) waitRelayingInput(ctx context.Context, ss *sdk.ServerSession, i
 // nextRelayable is the oldest outstanding question of run id not yet
 // asked here that ss's client can answer: an elicitation when it declared
 // elicitation, a sampling request when it declared sampling.
-func (s *Server) nextRelayable(ctx context.Context, ss *sdk.ServerSession, id string, asked map[string]bool) *engine.InputRequest {
-	reqs, err := s.eng.PendingInputs(ctx, id)
+func (s *Server) nextRelayable(ctx context.Context, ss *sdk.ServerSession, id string, asked map[string]bool) *engine.Question {
+	reqs, err := s.eng.PendingQuestions(ctx, id)
 	if err != nil {
 		return nil
 	}
@@ -132,7 +132,7 @@ func (s *Server) waitSettledSampling(ctx context.Context, ss *sdk.ServerSession,
 			s.sample(ctx, ss, *q, false)
 			continue
 		}
-		if run.InputRequest == nil || !asked[run.InputRequest.RequestID] {
+		if run.Question == nil || !asked[run.Question.RequestID] {
 			return run, nil
 		}
 		// The run has not taken an answer given here yet: wait until it
@@ -140,7 +140,7 @@ func (s *Server) waitSettledSampling(ctx context.Context, ss *sdk.ServerSession,
 		wctx, cancel := context.WithCancel(ctx)
 		ended, err := s.eng.Wait(wctx, id, func(r *engine.Run) {
 			update(r)
-			if r.InputRequest == nil || !asked[r.InputRequest.RequestID] {
+			if r.Question == nil || !asked[r.Question.RequestID] {
 				cancel()
 			}
 		})
@@ -156,8 +156,8 @@ func (s *Server) waitSettledSampling(ctx context.Context, ss *sdk.ServerSession,
 
 // nextSampling is the oldest outstanding sampling request of run id not
 // yet asked here.
-func (s *Server) nextSampling(ctx context.Context, id string, asked map[string]bool) *engine.InputRequest {
-	reqs, err := s.eng.PendingInputs(ctx, id)
+func (s *Server) nextSampling(ctx context.Context, id string, asked map[string]bool) *engine.Question {
+	reqs, err := s.eng.PendingQuestions(ctx, id)
 	if err != nil {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (s *Server) nextSampling(ctx context.Context, id string, asked map[string]b
 
 // samplingOf is the sampling/createMessage params of a question, or nil
 // when the question is another kind of request.
-func samplingOf(q engine.InputRequest) *sdk.CreateMessageParams {
+func samplingOf(q engine.Question) *sdk.CreateMessageParams {
 	var p sdk.CreateMessageParams
 	if !paramsOf(q, "sampling/createMessage", &p) {
 		return nil
@@ -182,7 +182,7 @@ func samplingOf(q engine.InputRequest) *sdk.CreateMessageParams {
 // relay puts question q (an elicitation or a sampling request) to ss's
 // client, with the related-task metadata when related, and delivers the
 // response to the run.
-func (s *Server) relay(ctx context.Context, ss *sdk.ServerSession, q engine.InputRequest, related bool) {
+func (s *Server) relay(ctx context.Context, ss *sdk.ServerSession, q engine.Question, related bool) {
 	if samplingOf(q) != nil {
 		s.sample(ctx, ss, q, related)
 		return
@@ -194,7 +194,7 @@ func (s *Server) relay(ctx context.Context, ss *sdk.ServerSession, q engine.Inpu
 // to the run; a failed request is delivered as a refusal
 // (engine.SamplingRefusal), so the run does not wait for an answer that
 // will not come.
-func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.InputRequest, related bool) {
+func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.Question, related bool) {
 	p := samplingOf(q)
 	if related {
 		p.Meta = sdk.Meta{metaRelatedTask: map[string]any{"taskId": q.RunID}}
@@ -211,7 +211,7 @@ func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.Inp
 		s.log.Info("sampling request failed; the run is told", "runId", q.RunID, "requestId", q.RequestID, "error", err)
 		answer = engine.SamplingRefusal(err.Error())
 	}
-	ok, err := s.eng.AnswerInput(context.WithoutCancel(ctx), q.RunID, q.RequestID, answer)
+	ok, err := s.eng.AnswerQuestionMCP(context.WithoutCancel(ctx), q.RunID, q.RequestID, answer)
 	if err != nil || !ok {
 		s.log.Info("sampling response not delivered", "runId", q.RunID, "requestId", q.RequestID, "answered", ok, "error", err)
 	}
@@ -219,7 +219,7 @@ func (s *Server) sample(ctx context.Context, ss *sdk.ServerSession, q engine.Inp
 
 // elicitationOf is the elicitation/create params of a question, or nil when
 // the question is another kind of request.
-func elicitationOf(q engine.InputRequest) *sdk.ElicitParams {
+func elicitationOf(q engine.Question) *sdk.ElicitParams {
 	var p sdk.ElicitParams
 	if !paramsOf(q, "elicitation/create", &p) {
 		return nil
@@ -229,7 +229,7 @@ func elicitationOf(q engine.InputRequest) *sdk.ElicitParams {
 
 // paramsOf decodes the params of question q into p when its MCP request
 // is method, and reports whether it did.
-func paramsOf(q engine.InputRequest, method string, p any) bool {
+func paramsOf(q engine.Question, method string, p any) bool {
 	var r struct {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
@@ -240,7 +240,7 @@ func paramsOf(q engine.InputRequest, method string, p any) bool {
 // elicit puts question q to the client and delivers its response to the
 // run. A client that fails the request leaves the question to the other
 // ways of answering.
-func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, q engine.InputRequest) {
+func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, q engine.Question) {
 	p := elicitationOf(q)
 	p.Meta = sdk.Meta{metaRelatedTask: map[string]any{"taskId": q.RunID}}
 	res, err := ss.Elicit(ctx, p)
@@ -252,7 +252,7 @@ func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, q engine.Inp
 	if err != nil {
 		return
 	}
-	ok, err := s.eng.AnswerInput(context.WithoutCancel(ctx), q.RunID, q.RequestID, b)
+	ok, err := s.eng.AnswerQuestionMCP(context.WithoutCancel(ctx), q.RunID, q.RequestID, b)
 	if err != nil || !ok {
 		s.log.Info("elicitation response not delivered", "taskId", q.RunID, "requestId", q.RequestID, "answered", ok, "error", err)
 	}

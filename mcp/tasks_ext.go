@@ -200,12 +200,12 @@ func completeToolResult(r *sdk.CallToolResult) json.RawMessage {
 }
 
 // toolResultOf is the CallToolResult of a finished run as its tool answers
-// it: a Plugin tool's own result, or run_task_template's sync answer.
+// it: a Plugin tool's own result, or run_task_template's sync reply.
 func (s *Server) toolResultOf(ctx context.Context, run *engine.Run) *sdk.CallToolResult {
 	if res, _ := s.pluginAnswer(run); res != nil {
 		return res
 	}
-	return s.syncAnswer(ctx, run, dedupInfo{})
+	return s.syncReply(ctx, run, dedupInfo{})
 }
 
 // extTasksCancel answers tasks/cancel in the extension's dialect: the

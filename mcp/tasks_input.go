@@ -16,7 +16,7 @@ import (
 // (nil when there are none or they cannot be read: the task then shows as
 // working, and the next poll tries again).
 func (s *Server) pendingInputs(ctx context.Context, run *engine.Run) map[string]json.RawMessage {
-	reqs, err := s.eng.PendingInputs(ctx, run.RunID)
+	reqs, err := s.eng.PendingQuestions(ctx, run.RunID)
 	if err != nil {
 		s.log.Warn("read input requests", "taskId", run.RunID, "error", err)
 		return nil
@@ -43,7 +43,7 @@ func (s *Server) deliverInputs(ctx context.Context, run *engine.Run, responses m
 		}
 	}
 	for key, resp := range responses {
-		ok, err := s.eng.AnswerInput(ctx, run.RunID, key, resp)
+		ok, err := s.eng.AnswerQuestionMCP(ctx, run.RunID, key, resp)
 		if err != nil {
 			return taskLookupError(run.RunID, err)
 		}

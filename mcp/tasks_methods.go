@@ -106,7 +106,7 @@ func (s *Server) tasksResult(ctx context.Context, ss *sdk.ServerSession, p *task
 		}
 		return nil, taskLookupError(id, err)
 	}
-	res := s.syncAnswer(ctx, run, dedupInfo{})
+	res := s.syncReply(ctx, run, dedupInfo{})
 	res.Meta = sdk.Meta{metaRelatedTask: map[string]any{"taskId": id}}
 	return res, nil
 }

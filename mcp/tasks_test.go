@@ -103,7 +103,7 @@ func TestTaskLifecycleOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSC, _ := json.Marshal(srv.syncAnswer(context.Background(), run, dedupInfo{}).StructuredContent)
+	wantSC, _ := json.Marshal(srv.syncReply(context.Background(), run, dedupInfo{}).StructuredContent)
 	gotSC, _ := json.Marshal(res["structuredContent"])
 	var a, b any
 	_ = json.Unmarshal(wantSC, &a)

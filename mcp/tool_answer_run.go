@@ -36,7 +36,7 @@ func (s *Server) answerTaskRunTool() toolDef {
 			"answered":  map[string]any{"type": "boolean"},
 			"runId":     str("The run."),
 			"requestId": str("The question answered."),
-			"kind":      map[string]any{"type": "string", "enum": []string{engine.InputText, engine.InputSecret, engine.InputConfirm, engine.InputTakeover}},
+			"kind":      map[string]any{"type": "string", "enum": []string{engine.QuestionText, engine.QuestionSecret, engine.QuestionConfirm, engine.QuestionTakeover}},
 		}, "answered", "runId", "requestId", "kind")),
 		handle: s.answerTaskRun,
 	}

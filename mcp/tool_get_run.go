@@ -42,5 +42,5 @@ func (s *Server) getTaskRun(ctx context.Context, _ *sdk.CallToolRequest, raw jso
 	if err != nil {
 		return s.errorResultLogged("get_task_run", err)
 	}
-	return s.runAnswerResult(ctx, run, func(r *engine.Run) any { return r }, false)
+	return s.runReply(ctx, run, func(r *engine.Run) any { return r }, false)
 }

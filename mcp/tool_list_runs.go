@@ -80,7 +80,7 @@ type runList struct {
 	Limit  int      `json:"limit"`
 	Offset int      `json:"offset"`
 	// Truncated says the page holds fewer rows than limit because more
-	// would not fit the answer budget: page on from offset+len(runs).
+	// would not fit the reply budget: page on from offset+len(runs).
 	Truncated bool `json:"truncated,omitempty"`
 }
 

@@ -69,7 +69,7 @@ func (s *Server) runTaskTemplateTool() toolDef {
 
 // runTaskTemplate submits the run and answers in the requested mode.
 func (s *Server) runTaskTemplate(ctx context.Context, req *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
-	res := s.submitAndAnswer(ctx, req, raw)
+	res := s.submitAndReply(ctx, req, raw)
 	if ignored := unknownArguments(s.runTaskTemplateTool().input, raw); len(ignored) > 0 {
 		s.log.Info("run_task_template: unknown arguments ignored", "arguments", ignored)
 		res = withIgnoredArguments(res, ignored)
@@ -102,8 +102,8 @@ func withIgnoredArguments(res *sdk.CallToolResult, ignored []string) *sdk.CallTo
 	return &out
 }
 
-// submitAndAnswer submits the run and answers in the requested mode.
-func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
+// submitAndReply submits the run and answers in the requested mode.
+func (s *Server) submitAndReply(ctx context.Context, req *sdk.CallToolRequest, raw json.RawMessage) *sdk.CallToolResult {
 	var a runTemplateArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return errorResult(err)
@@ -126,17 +126,17 @@ func (s *Server) submitAndAnswer(ctx context.Context, req *sdk.CallToolRequest, 
 	switch sub.Mode {
 	case engine.ModeAsync:
 		offerTask(ctx, sub.Run, sub.Deduplicated)
-		return asyncAnswer(sub.Run, dedupOf(sub))
+		return asyncReply(sub.Run, dedupOf(sub))
 	case engine.ModeSync:
-		return s.waitAnswer(ctx, req, sub, 0)
+		return s.waitReply(ctx, req, sub, 0)
 	default:
-		return s.waitAnswer(ctx, req, sub, autoBudget(s.eng.Profile()))
+		return s.waitReply(ctx, req, sub, autoBudget(s.eng.Profile()))
 	}
 }
 
-// runAnswer is a Run as run_task_template returns it in sync mode: the
+// syncRunReply is a Run as run_task_template returns it in sync mode: the
 // embedded Run's mode is shadowed by the mode actually used.
-type runAnswer struct {
+type syncRunReply struct {
 	*engine.Run
 	Mode         engine.Mode `json:"mode"`
 	Deduplicated bool        `json:"deduplicated"`
@@ -144,7 +144,7 @@ type runAnswer struct {
 	InputsMatch *bool `json:"inputsMatch,omitempty"`
 }
 
-// asyncHandle is run_task_template's async answer.
+// asyncHandle is run_task_template's async reply.
 type asyncHandle struct {
 	RunID        string           `json:"runId"`
 	SessionID    string           `json:"sessionId"`
@@ -153,18 +153,18 @@ type asyncHandle struct {
 	Deduplicated bool             `json:"deduplicated"`
 	// InputsMatch is set only when Deduplicated (v1.1).
 	InputsMatch *bool `json:"inputsMatch,omitempty"`
-	// InputRequest is set when the run waits for a person (a sync or auto
+	// Question is set when the run waits for a person (a sync or auto
 	// call answers at once then, rather than hang until its timeout).
-	InputRequest *engine.WaitingInput `json:"inputRequest,omitempty"`
+	Question *engine.WaitingQuestion `json:"inputRequest,omitempty"`
 }
 
-// syncAnswer is the full run with mode "sync". A run that ended failed or
+// syncReply is the full run with mode "sync". A run that ended failed or
 // canceled is an isError result (its error object is inside the run), which
 // is also what tasks/result will return for a task.
-func (s *Server) syncAnswer(ctx context.Context, run *engine.Run, d dedupInfo) *sdk.CallToolResult {
+func (s *Server) syncReply(ctx context.Context, run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 	isError := run.Status == engine.StatusFailed || run.Status == engine.StatusCanceled
-	return s.runAnswerResult(ctx, run, func(r *engine.Run) any {
-		return runAnswer{Run: r, Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}
+	return s.runReply(ctx, run, func(r *engine.Run) any {
+		return syncRunReply{Run: r, Mode: engine.ModeSync, Deduplicated: d.deduplicated, InputsMatch: d.inputsMatch}
 	}, isError)
 }
 
@@ -184,8 +184,8 @@ func dedupOf(sub *engine.SubmitResult) dedupInfo {
 	return dedupInfo{deduplicated: true, inputsMatch: &match}
 }
 
-// asyncAnswer is the handle {runId, sessionId, status, mode:"async", deduplicated}.
-func asyncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
+// asyncReply is the handle {runId, sessionId, status, mode:"async", deduplicated}.
+func asyncReply(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 	return jsonResult(asyncHandle{
 		RunID:        run.RunID,
 		SessionID:    run.SessionID,
@@ -193,6 +193,6 @@ func asyncAnswer(run *engine.Run, d dedupInfo) *sdk.CallToolResult {
 		Mode:         engine.ModeAsync,
 		Deduplicated: d.deduplicated,
 		InputsMatch:  d.inputsMatch,
-		InputRequest: run.InputRequest,
+		Question:     run.Question,
 	}, false)
 }

@@ -78,7 +78,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		defer release()
 	}
 
-	r.front.rebuild(start, env.Done())
+	r.front.rebuild(start, env.FinishedItems())
 	env.SetProgress(r.pool.progress())
 	if r.front.queued() > 0 {
 		if err := r.pool.run(ctx, in.Concurrency); err != nil {

@@ -24,7 +24,7 @@ type fakeEnv struct {
 	onCheckpoint func(n int)
 	// ask, when set, answers Ask with an MCP elicitation result (see
 	// elicitAccept); nil refuses every question.
-	ask func(engine.InputRequest) (json.RawMessage, error)
+	ask func(engine.Question) (json.RawMessage, error)
 	// sampling is what ClientCanSample reports.
 	sampling bool
 
@@ -47,14 +47,14 @@ func newEnv(t *testing.T, inputs string) *fakeEnv {
 	}
 }
 
-func (e *fakeEnv) RunID() string                 { return "run_test" }
-func (e *fakeEnv) SessionID() string             { return e.sessionID }
-func (e *fakeEnv) Inputs() json.RawMessage       { return e.inputs }
-func (e *fakeEnv) OutputSchema() json.RawMessage { return nil }
-func (e *fakeEnv) Profile() engine.Profile       { return e.profile }
-func (e *fakeEnv) Done() map[string]engine.Item  { return e.done }
-func (e *fakeEnv) Logger() *slog.Logger          { return slog.New(slog.DiscardHandler) }
-func (e *fakeEnv) ClientCanSample() bool         { return e.sampling }
+func (e *fakeEnv) RunID() string                         { return "run_test" }
+func (e *fakeEnv) SessionID() string                     { return e.sessionID }
+func (e *fakeEnv) Inputs() json.RawMessage               { return e.inputs }
+func (e *fakeEnv) OutputSchema() json.RawMessage         { return nil }
+func (e *fakeEnv) Profile() engine.Profile               { return e.profile }
+func (e *fakeEnv) FinishedItems() map[string]engine.Item { return e.done }
+func (e *fakeEnv) Logger() *slog.Logger                  { return slog.New(slog.DiscardHandler) }
+func (e *fakeEnv) ClientCanSample() bool                 { return e.sampling }
 func (e *fakeEnv) CountModelUsage(u engine.ModelUsage) {
 	e.mu.Lock()
 	e.usage.Calls += u.Calls
@@ -138,7 +138,7 @@ func TestMain(m *testing.M) {
 }
 
 // Ask answers with e.ask, or refuses when the test set none.
-func (e *fakeEnv) Ask(_ context.Context, q engine.InputRequest) (json.RawMessage, error) {
+func (e *fakeEnv) Ask(_ context.Context, q engine.Question) (json.RawMessage, error) {
 	if e.ask != nil {
 		return e.ask(q)
 	}

@@ -36,7 +36,7 @@ func (t *ExtractStructured) runCrawl(ctx context.Context, env engine.Env, r *str
 		return structuredCrawled(front, pool, i, done)
 	}
 
-	front.rebuild(start, pool.env.Done())
+	front.rebuild(start, pool.env.FinishedItems())
 	env.SetProgress(pool.progress())
 	if front.queued() > 0 {
 		if err := pool.run(ctx, in.Concurrency); err != nil {

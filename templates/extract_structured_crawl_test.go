@@ -180,7 +180,7 @@ type samplingPages struct {
 	asked map[string]int
 }
 
-func (s *samplingPages) ask(q engine.InputRequest) (json.RawMessage, error) {
+func (s *samplingPages) ask(q engine.Question) (json.RawMessage, error) {
 	var req struct {
 		Params struct {
 			Messages []struct {

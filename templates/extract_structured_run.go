@@ -78,9 +78,9 @@ type schemaScopedEnv struct {
 	hash string
 }
 
-// Done returns the earlier checkpoints made for this run's schema.
-func (e schemaScopedEnv) Done() map[string]engine.Item {
-	prior := e.Env.Done()
+// FinishedItems returns the earlier checkpoints made for this run's schema.
+func (e schemaScopedEnv) FinishedItems() map[string]engine.Item {
+	prior := e.Env.FinishedItems()
 	out := make(map[string]engine.Item, len(prior))
 	for k, it := range prior {
 		if madeFor(it, e.hash) {
@@ -227,7 +227,7 @@ func (t *ExtractStructured) readPagesWith(ctx context.Context, env engine.Env, r
 		return f.Close, nil
 	}
 	a := newStructuredAuto(r, f, pool.lazyTabs(ctx))
-	a.hosts.restore(pool.env.Done())
+	a.hosts.restore(pool.env.FinishedItems())
 	pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
 		out, fatal := a.page(ctx, url)
 		if fatal != nil {

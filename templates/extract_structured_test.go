@@ -496,8 +496,8 @@ func TestExtractStructuredClientSampling(t *testing.T) {
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "concurrency": 2})), json.RawMessage(structuredSchema)}
 	env.sampling = true
 	var mu sync.Mutex
-	var asked []engine.InputRequest
-	env.ask = func(q engine.InputRequest) (json.RawMessage, error) {
+	var asked []engine.Question
+	env.ask = func(q engine.Question) (json.RawMessage, error) {
 		mu.Lock()
 		asked = append(asked, q)
 		mu.Unlock()
@@ -535,7 +535,7 @@ func TestExtractStructuredClientSampling(t *testing.T) {
 	if err := json.Unmarshal(q.Request, &req); err != nil {
 		t.Fatal(err)
 	}
-	if q.Kind != engine.InputMCP || req.Method != "sampling/createMessage" || len(req.Params.Messages) != 1 ||
+	if q.Kind != engine.QuestionMCP || req.Method != "sampling/createMessage" || len(req.Params.Messages) != 1 ||
 		req.Params.Messages[0].Role != "user" || req.Params.Messages[0].Content.Type != "text" ||
 		!strings.Contains(req.Params.Messages[0].Content.Text, urls[4]) || req.Params.SystemPrompt == "" || req.Params.MaxTokens <= 0 {
 		t.Fatalf("question %s %s: %s", q.Kind, q.RequestID, q.Request)
@@ -550,7 +550,7 @@ func TestExtractStructuredClientSampling(t *testing.T) {
 	// A client that declines: the page fails at once, naming the refusal.
 	env2 := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls[4:]})), json.RawMessage(structuredSchema)}
 	env2.sampling = true
-	env2.ask = func(engine.InputRequest) (json.RawMessage, error) {
+	env2.ask = func(engine.Question) (json.RawMessage, error) {
 		return engine.SamplingRefusal("User rejected sampling request"), nil
 	}
 	if _, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env2); engine.CodeOf(err) != engine.StepExecutionFailed ||

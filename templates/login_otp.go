@@ -166,7 +166,7 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		if u, err := url.Parse(in.URL); err == nil && u.Host != "" {
 			host = u.Host
 		}
-		code, err = engine.AskText(ctx, env, otpRequestID, engine.InputSecret,
+		code, err = engine.AskText(ctx, env, otpRequestID, engine.QuestionSecret,
 			fmt.Sprintf("%s asks for a one-time code to finish logging in as %s (from your authenticator app, a text message or an e-mail)", host, in.Username))
 		if errors.Is(err, engine.ErrDeclined) {
 			return false, 0, engine.Errorf(engine.StepExecutionFailed, "login stopped: the one-time code %s asked for was declined", host).

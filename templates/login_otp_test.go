@@ -14,11 +14,11 @@ import (
 // asker answers the run's questions with answer and records them.
 type asker struct {
 	mu     sync.Mutex
-	asked  []engine.InputRequest
+	asked  []engine.Question
 	answer json.RawMessage
 }
 
-func (a *asker) ask(q engine.InputRequest) (json.RawMessage, error) {
+func (a *asker) ask(q engine.Question) (json.RawMessage, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, q)
@@ -53,7 +53,7 @@ func TestLoginAsksForTheOneTimeCode(t *testing.T) {
 		if res["loggedIn"] != true || res["oneTimeCode"] != true || !strings.HasSuffix(res["finalUrl"].(string), "/members") {
 			t.Fatalf("%s: result %v", page, res)
 		}
-		if len(a.asked) != 1 || a.asked[0].RequestID != "otp" || a.asked[0].Kind != engine.InputSecret ||
+		if len(a.asked) != 1 || a.asked[0].RequestID != "otp" || a.asked[0].Kind != engine.QuestionSecret ||
 			!strings.Contains(a.asked[0].Message, srv.Host()) || !strings.Contains(a.asked[0].Message, "one-time code") {
 			t.Fatalf("%s: questions %+v", page, a.asked)
 		}

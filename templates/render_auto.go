@@ -538,7 +538,7 @@ func (r *batchRun) useAuto(ctx context.Context, pool *urlPool, named bool) (func
 	}
 	tabs := pool.lazyTabs(ctx)
 	a := newAutoRender(h, r.fetch, tabs, r.opts.Links)
-	a.restore(r.env.Done())
+	a.restore(r.env.FinishedItems())
 	pool.noTab = true
 	pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
 		out, err := a.page(ctx, url)

@@ -17,10 +17,10 @@ type asked struct {
 	answers []json.RawMessage
 
 	mu sync.Mutex
-	qs []engine.InputRequest
+	qs []engine.Question
 }
 
-func (a *asked) ask(q engine.InputRequest) (json.RawMessage, error) {
+func (a *asked) ask(q engine.Question) (json.RawMessage, error) {
 	n := a.record(q)
 	if n > len(a.answers) {
 		a.t.Errorf("unexpected question %d: %+v", n, q)
@@ -30,7 +30,7 @@ func (a *asked) ask(q engine.InputRequest) (json.RawMessage, error) {
 }
 
 // record notes q and returns how many questions were asked so far.
-func (a *asked) record(q engine.InputRequest) int {
+func (a *asked) record(q engine.Question) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.qs = append(a.qs, q)
@@ -38,10 +38,10 @@ func (a *asked) record(q engine.InputRequest) int {
 }
 
 // questions returns the questions asked so far.
-func (a *asked) questions() []engine.InputRequest {
+func (a *asked) questions() []engine.Question {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]engine.InputRequest(nil), a.qs...)
+	return append([]engine.Question(nil), a.qs...)
 }
 
 // askEnv is a fakeEnv whose questions get answers, in order.
@@ -55,7 +55,7 @@ func askEnv(t *testing.T, inputs map[string]any, answers ...json.RawMessage) (*f
 
 // checkQuestion fails unless q is the question of step i, of kind, asking
 // message, in its MCP form (an elicitation/create form request).
-func checkQuestion(t *testing.T, q engine.InputRequest, i int, kind, message string) {
+func checkQuestion(t *testing.T, q engine.Question, i int, kind, message string) {
 	t.Helper()
 	if q.RequestID != stepRequestID(i) || q.Kind != kind || q.Message != message {
 		t.Fatalf("question = %s %s %q, want %s %s %q", q.RequestID, q.Kind, q.Message, stepRequestID(i), kind, message)
@@ -104,7 +104,7 @@ func TestRunStepsConfirmYesPlacesOrder(t *testing.T) {
 	if len(qs) != 1 {
 		t.Fatalf("asked %d questions, want 1", len(qs))
 	}
-	checkQuestion(t, qs[0], 0, engine.InputConfirm, confirmOrder["message"].(string))
+	checkQuestion(t, qs[0], 0, engine.QuestionConfirm, confirmOrder["message"].(string))
 }
 
 func TestRunStepsConfirmNoEndsRun(t *testing.T) {
@@ -155,8 +155,8 @@ func TestRunStepsAskTypesAnswer(t *testing.T) {
 	if len(qs) != 2 {
 		t.Fatalf("asked %d questions, want 2", len(qs))
 	}
-	checkQuestion(t, qs[0], 0, engine.InputText, "Delivery note?")
-	checkQuestion(t, qs[1], 1, engine.InputConfirm, confirmOrder["message"].(string))
+	checkQuestion(t, qs[0], 0, engine.QuestionText, "Delivery note?")
+	checkQuestion(t, qs[1], 1, engine.QuestionConfirm, confirmOrder["message"].(string))
 }
 
 func TestRunStepsAskSecret(t *testing.T) {
@@ -185,7 +185,7 @@ func TestRunStepsAskSecret(t *testing.T) {
 	if len(qs) != 1 {
 		t.Fatalf("asked %d questions, want 1", len(qs))
 	}
-	checkQuestion(t, qs[0], 0, engine.InputSecret, "Gift card PIN?")
+	checkQuestion(t, qs[0], 0, engine.QuestionSecret, "Gift card PIN?")
 	// ...and nothing the run produced carries it.
 	env.mu.Lock()
 	produced := mustJSON(t, map[string]any{"result": out.Result, "items": env.items, "progress": env.progress})
@@ -263,7 +263,7 @@ func TestRunStepsAskFailures(t *testing.T) {
 		env, a := askEnv(t, shopFlow(srv, []map[string]any{{"action": "wait_for", "selector": "#place-order"}, c.step}), c.answers...)
 		if c.env != nil {
 			envErr := c.env
-			env.ask = func(q engine.InputRequest) (json.RawMessage, error) {
+			env.ask = func(q engine.Question) (json.RawMessage, error) {
 				a.record(q)
 				return nil, envErr
 			}

@@ -255,9 +255,9 @@ func (r *stepsRun) ask(ctx context.Context, i int, st step, wait time.Duration) 
 	if err := r.tb.WaitSelector(ctx, st.Selector, wait); err != nil {
 		return err
 	}
-	kind := engine.InputText
+	kind := engine.QuestionText
 	if st.Secret {
-		kind = engine.InputSecret
+		kind = engine.QuestionSecret
 	}
 	v, err := engine.AskText(ctx, r.env, stepRequestID(i), kind, st.Message)
 	if errors.Is(err, engine.ErrDeclined) {

@@ -101,7 +101,7 @@ func (u *urlPool) add(urls ...string) {
 // restore takes the added URLs that an earlier attempt checkpointed from
 // their items and queues the others for run.
 func (u *urlPool) restore() {
-	prior := u.env.Done()
+	prior := u.env.FinishedItems()
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for i := u.pending; i < len(u.urls); i++ {

@@ -104,7 +104,7 @@ func answerNote(requestID string) string {
 }
 
 // questionViews turns the run's outstanding questions into their views.
-func questionViews(reqs []engine.InputRequest, now time.Time) []QuestionView {
+func questionViews(reqs []engine.Question, now time.Time) []QuestionView {
 	var out []QuestionView
 	for _, q := range reqs {
 		v := QuestionView{RequestID: q.RequestID, Kind: q.Kind, Message: q.Message,
@@ -113,13 +113,13 @@ func questionViews(reqs []engine.InputRequest, now time.Time) []QuestionView {
 			FormID:     "answer-" + hex.EncodeToString([]byte(q.RequestID)),
 			Answerable: true}
 		switch q.Kind {
-		case engine.InputSecret:
+		case engine.QuestionSecret:
 			v.KindLabel = "secret (a one-time code, a PIN): kept out of every record"
-		case engine.InputText:
+		case engine.QuestionText:
 			v.KindLabel = "text"
-		case engine.InputConfirm:
+		case engine.QuestionConfirm:
 			v.KindLabel = "yes or no"
-		case engine.InputTakeover:
+		case engine.QuestionTakeover:
 			v.KindLabel = "takeover: act in the run's browser in the live view, then press Done"
 			v.URL = q.Waiting().URL
 		default:

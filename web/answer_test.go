@@ -79,7 +79,7 @@ func TestAnswerForm(t *testing.T) {
 	answer := "/runs/" + id + "/answer"
 	secret := url.Values{"requestId": {"otp"}, "value": {otp}}
 	pending := func() int {
-		p, err := e.eng.PendingInputs(t.Context(), id)
+		p, err := e.eng.PendingQuestions(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,9 +24,9 @@ type Engine interface {
 	Detail(ctx context.Context, runID string) (*engine.RunDetail, error)
 	Artifact(ctx context.Context, artifactID string) (*engine.Artifact, error)
 	ArtifactBytes(ctx context.Context, artifactID string, offset, length int64) ([]byte, error)
-	PendingInputs(ctx context.Context, runID string) ([]engine.InputRequest, error)
-	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingInput, error)
-	TakeOver(ctx context.Context, runID string, hold func() (release func())) (*engine.WaitingInput, error)
+	PendingQuestions(ctx context.Context, runID string) ([]engine.Question, error)
+	AnswerQuestion(ctx context.Context, runID, requestID string, a engine.Answer) (*engine.WaitingQuestion, error)
+	TakeOver(ctx context.Context, runID string, hold func() (release func())) (*engine.WaitingQuestion, error)
 	LiveLocation(ctx context.Context, r *engine.Run) engine.LiveWhere
 	Templates() []engine.TemplateInfo
 	Profile() engine.Profile

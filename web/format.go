@@ -190,7 +190,7 @@ func errorView(e *engine.Error) *ErrorView {
 }
 
 // maxShownResult bounds the result a run page shows: a longer one is cut
-// to a prefix of whole items as MCP answers are (engine.InlineResult,
+// to a prefix of whole items as MCP replies are (engine.InlineResult,
 // naming the artifact that holds everything).
 const maxShownResult = 256 << 10
 

@@ -96,7 +96,7 @@ func (e *env) submitAsking(inputs string) string {
 // waitQuestions waits until the run waits on n questions (WaitSettled
 // returns once it starts waiting; the questions asked at once may take a
 // moment more to be stored) and returns them.
-func (e *env) waitQuestions(id string, n int) []engine.InputRequest {
+func (e *env) waitQuestions(id string, n int) []engine.Question {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -108,7 +108,7 @@ func (e *env) waitQuestions(id string, n int) []engine.InputRequest {
 		if run.Status.Terminal() {
 			e.t.Fatalf("run %s ended (%s) instead of asking: %+v", id, run.Status, run.Error)
 		}
-		p, err := e.eng.PendingInputs(ctx, id)
+		p, err := e.eng.PendingQuestions(ctx, id)
 		if err != nil {
 			e.t.Fatal(err)
 		}

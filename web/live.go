@@ -139,12 +139,12 @@ func frameURL(f engine.LiveFrame) string {
 
 // inTakeover reports whether run runID waits for a takeover.
 func (d *Dashboard) inTakeover(ctx context.Context, runID string) bool {
-	pending, err := d.eng.PendingInputs(ctx, runID)
+	pending, err := d.eng.PendingQuestions(ctx, runID)
 	if err != nil {
 		return false
 	}
 	for _, q := range pending {
-		if q.Kind == engine.InputTakeover {
+		if q.Kind == engine.QuestionTakeover {
 			return true
 		}
 	}

@@ -231,7 +231,7 @@ func TestTakeoverInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := run.InputRequest; q == nil || q.Kind != engine.InputTakeover || q.URL != e.srv.URL+"/runs/"+id+"#live" {
+	if q := run.Question; q == nil || q.Kind != engine.QuestionTakeover || q.URL != e.srv.URL+"/runs/"+id+"#live" {
 		t.Fatalf("inputRequest %+v, want kind takeover with the live view URL", q)
 	}
 	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && (`+frameSrc+`)() !== ''`, 30*time.Second)

@@ -40,8 +40,8 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 		AnswerURL:        "/runs/" + url.PathEscape(run.RunID) + "/answer",
 	}
 	v.Progress.Message = contractSpelling(v.Progress.Message)
-	if run.Status == engine.StatusRunning && run.InputRequest != nil {
-		pending, err := d.eng.PendingInputs(r.Context(), run.RunID)
+	if run.Status == engine.StatusRunning && run.Question != nil {
+		pending, err := d.eng.PendingQuestions(r.Context(), run.RunID)
 		if err != nil {
 			return RunView{}, err
 		}

@@ -88,7 +88,7 @@ func (d *Dashboard) waitingRuns(r *http.Request) (int, error) {
 	}
 	n := 0
 	for _, run := range list.Runs {
-		if run.InputRequest != nil {
+		if run.Question != nil {
 			n++
 		}
 	}
@@ -103,7 +103,7 @@ func runRow(run *engine.Run, now time.Time, summarize func(templateID string, in
 		Progress: progressView(run.Progress), Age: ago(now, run.CreatedAt), Session: shortID(run.SessionID),
 		Created: time.UnixMilli(run.CreatedAt).Format(time.RFC3339), Terminal: run.Status.Terminal(),
 		DetailURL: "/runs/" + url.PathEscape(run.RunID),
-		Waiting:   run.Status == engine.StatusRunning && run.InputRequest != nil,
+		Waiting:   run.Status == engine.StatusRunning && run.Question != nil,
 	}
 	row.SummaryFull = summarize(run.TemplateID, run.Inputs)
 	row.Summary = clip(row.SummaryFull, maxSummary)

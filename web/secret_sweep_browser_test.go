@@ -103,7 +103,7 @@ func (e *liveEnv) waitQuestion(id, requestID string) {
 	e.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		pending, err := e.eng.PendingInputs(context.Background(), id)
+		pending, err := e.eng.PendingQuestions(context.Background(), id)
 		if err != nil {
 			e.t.Fatal(err)
 		}

@@ -157,7 +157,7 @@ type LiveTabView struct {
 // QuestionView is one question a waiting run asks the person.
 type QuestionView struct {
 	RequestID string
-	// Kind is engine.InputText, InputSecret, InputConfirm or InputMCP.
+	// Kind is engine.QuestionText, QuestionSecret, QuestionConfirm or QuestionMCP.
 	Kind string
 	// KindLabel says in words what is asked.
 	KindLabel string

@@ -49,7 +49,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Janitor", testJanitor},
 		{"Events", testEvents},
 		{"Sessions", testSessions},
-		{"Inputs", testInputs},
+		{"Inputs", testQuestions},
 		{"Stream", testStream},
 	}
 	for _, g := range groups {

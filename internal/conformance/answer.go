@@ -9,7 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// RunAnswer is how a fixture tool answers for its finished dev_tool_job
+// RunAnswer is how a fixture tool replies for its finished dev_tool_job
 // run: the tool's own CallToolResult of a run that succeeded, or the
 // JSON-RPC error a failed run carries (details.jsonrpcError); never both.
 // Both nil for any other run (another template, a canceled run, a failure

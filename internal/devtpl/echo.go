@@ -40,7 +40,7 @@ type echoInputs struct {
 	ExitAtItem int `json:"exitAtItem"`
 	// Pages puts that many page-like entries in the result ({url, title,
 	// text} with textBytes characters of text): a large result without a
-	// browser, for the answer budget's tests.
+	// browser, for the reply budget's tests.
 	Pages     int `json:"pages"`
 	TextBytes int `json:"textBytes"`
 }
@@ -86,7 +86,7 @@ func (Echo) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 	if in.Items == 0 {
 		in.Items = 1
 	}
-	done := env.Done()
+	done := env.FinishedItems()
 	for i := 0; i < in.Items; i++ {
 		key := fmt.Sprintf("item-%d", i)
 		if _, ok := done[key]; ok {

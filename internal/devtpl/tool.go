@@ -131,25 +131,25 @@ func askAll(ctx context.Context, env engine.Env, asks []toolJobAsk) (map[string]
 // {"value"} / {"confirm"} for a person's question.
 func ask(ctx context.Context, env engine.Env, a toolJobAsk) (json.RawMessage, error) {
 	switch a.Kind {
-	case engine.InputText, engine.InputSecret:
+	case engine.QuestionText, engine.QuestionSecret:
 		v, err := engine.AskText(ctx, env, a.RequestID, a.Kind, a.Message)
 		if err != nil {
 			return nil, err
 		}
 		return json.Marshal(map[string]string{"value": v})
-	case engine.InputConfirm:
+	case engine.QuestionConfirm:
 		yes, err := engine.AskConfirm(ctx, env, a.RequestID, a.Message)
 		if err != nil {
 			return nil, err
 		}
 		return json.Marshal(map[string]bool{"confirm": yes})
-	case engine.InputTakeover:
+	case engine.QuestionTakeover:
 		if err := engine.AskTakeover(ctx, env, a.RequestID, a.Message); err != nil {
 			return nil, err
 		}
 		return json.Marshal(map[string]bool{"done": true})
 	}
-	return env.Ask(ctx, engine.InputRequest{RequestID: a.RequestID, Kind: engine.InputMCP, Message: a.Message, Request: a.Request})
+	return env.Ask(ctx, engine.Question{RequestID: a.RequestID, Kind: engine.QuestionMCP, Message: a.Message, Request: a.Request})
 }
 
 // sleep waits ms milliseconds or until ctx ends (its error).

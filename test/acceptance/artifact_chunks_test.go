@@ -146,7 +146,7 @@ func TestBlackboxArtifactChunks(t *testing.T) {
 		}
 	}
 	// The run's own result lists the pages too, in input order: as many
-	// whole pages as fit the answer budget, pages.json has them all.
+	// whole pages as fit the reply budget, pages.json has them all.
 	rp, _ := res["pages"].([]any)
 	if len(rp) == n {
 		if rp[n-1].(obj)["url"] != urls[n-1] {

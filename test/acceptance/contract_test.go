@@ -327,7 +327,7 @@ func contractAuto(t *testing.T, cs *sdk.ClientSession) {
 	// Fast run: when it ends inside the budget the answer is sync. Whether it
 	// did is read from the server's own clock (createdAt → finishedAt): on a
 	// loaded machine even a 10 ms run can miss a 1 s budget, and then an
-	// async answer is the right one.
+	// async reply is the right one.
 	fast := callOK(t, cs, "run_task_template", obj{"templateId": "dev_echo", "inputs": obj{"sleepMs": 10}})
 	switch fast["mode"] {
 	case "sync":

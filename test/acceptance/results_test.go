@@ -186,9 +186,9 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 	})
 }
 
-// answerSize calls a tool and returns its structured answer and the size
+// replySize calls a tool and returns its structured reply and the size
 // of its JSON text block.
-func answerSize(t *testing.T, cs *sdk.ClientSession, tool string, args obj) (obj, int) {
+func replySize(t *testing.T, cs *sdk.ClientSession, tool string, args obj) (obj, int) {
 	t.Helper()
 	m := callOK(t, cs, tool, args)
 	b, _ := json.Marshal(m)
@@ -220,7 +220,7 @@ func TestBlackboxAnswersFitTheBudget(t *testing.T) {
 		t.Fatalf("1000-page run: %v %v", run["status"], run["error"])
 	}
 
-	res, n := answerSize(t, cs, "get_task_run", obj{"runId": big})
+	res, n := replySize(t, cs, "get_task_run", obj{"runId": big})
 	r := sub(res, "result")
 	if n > budget || r["truncated"] != true || num(r, "itemsTotal") != 1000 || num(r, "itemsInline") < 1 || num(r, "itemsInline") >= 1000 {
 		t.Fatalf("get_task_run of a 1000-page run: %d bytes (budget %d), truncated %v, itemsInline %v of %v", n, budget, r["truncated"], r["itemsInline"], r["itemsTotal"])
@@ -242,7 +242,7 @@ func TestBlackboxAnswersFitTheBudget(t *testing.T) {
 		}
 	}
 
-	list, n := answerSize(t, cs, "list_task_runs", obj{"limit": 50})
+	list, n := replySize(t, cs, "list_task_runs", obj{"limit": 50})
 	rows := list["runs"].([]any)
 	if n >= budget || len(rows) != 50 || list["truncated"] != nil {
 		t.Fatalf("list_task_runs over 50 big runs: %d bytes, %d rows, truncated %v", n, len(rows), list["truncated"])

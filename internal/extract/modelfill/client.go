@@ -15,7 +15,7 @@ import (
 // ClientSampler asks the model of the MCP client that started the run:
 // each question becomes an input request of the run whose MCP form is
 // sampling/createMessage. The run waits for it like for any question
-// (engine/input.go): a 2025-11-25 task's client gets it on tasks/result
+// (engine/ask.go): a 2025-11-25 task's client gets it on tasks/result
 // (with the related-task metadata), a synchronous call's client during the
 // call, and a 2026-07-28 task lists it in tasks/get's inputRequests and
 // takes the answer from tasks/update. The client shows the request to its
@@ -27,7 +27,7 @@ type ClientSampler struct {
 
 // Asker is what ClientSampler needs of a run: engine.Env's Ask.
 type Asker interface {
-	Ask(ctx context.Context, q engine.InputRequest) (json.RawMessage, error)
+	Ask(ctx context.Context, q engine.Question) (json.RawMessage, error)
 }
 
 var _ Sampler = (*ClientSampler)(nil)
@@ -81,9 +81,9 @@ func (c *ClientSampler) Sample(ctx context.Context, req SampleRequest) (SampleRe
 		return SampleResponse{}, fmt.Errorf("encode the sampling request: %v", err)
 	}
 	sum := sha256.Sum256(params)
-	answer, err := c.ask.Ask(ctx, engine.InputRequest{
+	answer, err := c.ask.Ask(ctx, engine.Question{
 		RequestID: "sample-" + hex.EncodeToString(sum[:8]),
-		Kind:      engine.InputMCP,
+		Kind:      engine.QuestionMCP,
 		Message:   SamplingQuestion,
 		Request:   raw,
 	})

@@ -10,9 +10,9 @@ import (
 )
 
 // askerFunc answers questions with a function.
-type askerFunc func(engine.InputRequest) (json.RawMessage, error)
+type askerFunc func(engine.Question) (json.RawMessage, error)
 
-func (f askerFunc) Ask(_ context.Context, q engine.InputRequest) (json.RawMessage, error) {
+func (f askerFunc) Ask(_ context.Context, q engine.Question) (json.RawMessage, error) {
 	return f(q)
 }
 
@@ -21,9 +21,9 @@ func (f askerFunc) Ask(_ context.Context, q engine.InputRequest) (json.RawMessag
 // on the request (a resumed run gets the stored answer), and the answer's
 // text is read from one content block or a list of them; a refusal fails.
 func TestClientSamplerRequestAndAnswers(t *testing.T) {
-	var got []engine.InputRequest
+	var got []engine.Question
 	answer := `{"role":"assistant","model":"m1","content":{"type":"text","text":"{\"a\":1}"}}`
-	s := NewClientSampler(askerFunc(func(q engine.InputRequest) (json.RawMessage, error) {
+	s := NewClientSampler(askerFunc(func(q engine.Question) (json.RawMessage, error) {
 		got = append(got, q)
 		return json.RawMessage(answer), nil
 	}))
@@ -33,7 +33,7 @@ func TestClientSamplerRequestAndAnswers(t *testing.T) {
 		t.Fatalf("Sample = %+v, %v", resp, err)
 	}
 	want := `{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"page text"}}],"systemPrompt":"sys","includeContext":"none","maxTokens":300}}`
-	if string(got[0].Request) != want || got[0].Kind != engine.InputMCP || !strings.HasPrefix(got[0].RequestID, "sample-") {
+	if string(got[0].Request) != want || got[0].Kind != engine.QuestionMCP || !strings.HasPrefix(got[0].RequestID, "sample-") {
 		t.Fatalf("question %s %s %s", got[0].Kind, got[0].RequestID, got[0].Request)
 	}
 	if _, err := s.Sample(context.Background(), req); err != nil || got[1].RequestID != got[0].RequestID {

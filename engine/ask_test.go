@@ -19,11 +19,11 @@ func askingEngine(t *testing.T, cfg engine.Config) *engine.Engine {
 const askInputs = `{"tool":"t","ask":[{"requestId":"confirm","message":"Go on?","request":{"method":"elicitation/create","params":{"message":"Go on?"}}}]}`
 
 // waitPending waits until run id asks something and returns it.
-func waitPending(t *testing.T, eng *engine.Engine, id string) []engine.InputRequest {
+func waitPending(t *testing.T, eng *engine.Engine, id string) []engine.Question {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		p, err := eng.PendingInputs(context.Background(), id)
+		p, err := eng.PendingQuestions(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,15 +53,15 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 	eng := askingEngine(t, engine.Config{})
 	id := submitAsk(t, eng)
 	p := waitPending(t, eng, id)
-	if len(p) != 1 || p[0].RequestID != "confirm" || p[0].Message != "Go on?" || p[0].ExpiresAt-p[0].RequestedAt != engine.DefaultInputTimeout.Milliseconds() {
+	if len(p) != 1 || p[0].RequestID != "confirm" || p[0].Message != "Go on?" || p[0].ExpiresAt-p[0].RequestedAt != engine.DefaultQuestionTimeout.Milliseconds() {
 		t.Fatalf("pending = %+v", p)
 	}
 	if run, _ := eng.Get(context.Background(), id); run.Status != engine.StatusRunning {
 		t.Fatalf("a waiting run is %s, want running", run.Status)
 	}
-	ok, err := eng.AnswerInput(context.Background(), id, "confirm", json.RawMessage(`{"action":"accept","content":{"confirm":true}}`))
+	ok, err := eng.AnswerQuestionMCP(context.Background(), id, "confirm", json.RawMessage(`{"action":"accept","content":{"confirm":true}}`))
 	if err != nil || !ok {
-		t.Fatalf("AnswerInput = %v, %v", ok, err)
+		t.Fatalf("AnswerQuestionMCP = %v, %v", ok, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -75,10 +75,10 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 	if err := json.Unmarshal(run.Result, &res); err != nil || string(res.Answers["confirm"]) != `{"action":"accept","content":{"confirm":true}}` {
 		t.Fatalf("result = %s (%v)", run.Result, err)
 	}
-	if ok, err := eng.AnswerInput(context.Background(), id, "confirm", json.RawMessage(`{"action":"decline"}`)); ok || err != nil {
+	if ok, err := eng.AnswerQuestionMCP(context.Background(), id, "confirm", json.RawMessage(`{"action":"decline"}`)); ok || err != nil {
 		t.Fatalf("second answer = %v, %v; want false, nil", ok, err)
 	}
-	if _, err := eng.AnswerInput(context.Background(), "run_nope", "confirm", json.RawMessage(`{}`)); engine.CodeOf(err) != engine.RunNotFound {
+	if _, err := eng.AnswerQuestionMCP(context.Background(), "run_nope", "confirm", json.RawMessage(`{}`)); engine.CodeOf(err) != engine.RunNotFound {
 		t.Fatalf("answer to an unknown run: %v", err)
 	}
 }
@@ -86,7 +86,7 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 // TestAskWithoutAnswerTimesOut: nobody answers within the input timeout:
 // RUN_TIMEOUT with details.reason "no answer".
 func TestAskWithoutAnswerTimesOut(t *testing.T) {
-	eng := askingEngine(t, engine.Config{InputTimeout: 300 * time.Millisecond})
+	eng := askingEngine(t, engine.Config{QuestionTimeout: 300 * time.Millisecond})
 	id := submitAsk(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -95,7 +95,7 @@ func TestAskWithoutAnswerTimesOut(t *testing.T) {
 		run.Error.Details["reason"] != "no answer" {
 		t.Fatalf("run = %+v %+v, %v", run, run.Error, err)
 	}
-	if p, _ := eng.PendingInputs(context.Background(), id); len(p) != 0 {
+	if p, _ := eng.PendingQuestions(context.Background(), id); len(p) != 0 {
 		t.Fatalf("an expired question is still pending: %+v", p)
 	}
 }

@@ -11,14 +11,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Answers that fit a model's context (README, "Answers sized for a
-// model"). Every tool answer is, in order:
+// Replies that fit a model's context (README, "Replies sized for a
+// model"). Every tool reply is, in order:
 //
 //  1. a text block with a one-line summary for a person or a model
 //     ("batch_extract_pages succeeded: 998/1000 pages, 2 failed (HTTP 404) —
 //     full results in art_…");
-//  2. a text block with the answer's JSON, which is also structuredContent;
-//  3. for answers that name artifacts, one resource_link block per
+//  2. a text block with the reply's JSON, which is also structuredContent;
+//  3. for replies that name artifacts, one resource_link block per
 //     artifact (browsertask://artifacts/{id}, name, mimeType, size; at most
 //     maxLinks), and for a finished run with images (screenshot_pages, a
 //     run_steps screenshot) image blocks of the first maxImages of them,
@@ -29,22 +29,22 @@ import (
 // gets half the budget and the images share what is left.
 
 const (
-	// maxLinks is the most resource_link blocks in one answer.
+	// maxLinks is the most resource_link blocks in one reply.
 	maxLinks = 20
-	// maxImages is the most image blocks in one answer.
+	// maxImages is the most image blocks in one reply.
 	maxImages = 3
 	// linkReserve is room kept for the resource links in the budget.
 	linkReserve = 200 * maxLinks
 )
 
-// budget is the answer budget in bytes.
+// budget is the reply budget in bytes.
 func (s *Server) budget() int { return int(s.eng.Profile().MaxInlineBytes) }
 
-// runAnswerResult answers a run (get_task_run, a sync run_task_template,
-// tasks/result): answer is what is encoded (the run, or a runAnswer around
+// runReply answers a run (get_task_run, a sync run_task_template,
+// tasks/result): wrap gives what is encoded (the run, or a syncRunReply around
 // it), with its result cut to the budget; links and, for a finished run,
 // images follow the JSON.
-func (s *Server) runAnswerResult(ctx context.Context, run *engine.Run, wrap func(*engine.Run) any, isError bool) *sdk.CallToolResult {
+func (s *Server) runReply(ctx context.Context, run *engine.Run, wrap func(*engine.Run) any, isError bool) *sdk.CallToolResult {
 	budget := s.budget() - linkReserve
 	images := run.Status.Terminal() && len(run.ArtifactIDs) > 0
 	var metas []*engine.Artifact
@@ -108,22 +108,22 @@ func resourceLinks(metas []*engine.Artifact) []sdk.Content {
 	return out
 }
 
-// summaryLine is the first text block of an answer that is not a run.
+// summaryLine is the first text block of a reply that is not a run.
 func summaryLine(v any, isError bool) string {
 	switch x := v.(type) {
 	case *engine.Error:
 		return fmt.Sprintf("error %s: %s", x.Code, x.Message)
 	case *engine.Run:
 		return runSummary(x)
-	case runAnswer:
+	case syncRunReply:
 		return runSummary(x.Run)
 	case asyncHandle:
 		s := fmt.Sprintf("run %s %s (async): poll get_task_run with this runId", x.RunID, x.Status)
 		if x.Deduplicated {
 			s = fmt.Sprintf("run %s already exists for this idempotencyKey (%s): poll get_task_run", x.RunID, x.Status)
 		}
-		if x.InputRequest != nil {
-			s += fmt.Sprintf("; it waits for a person (%s): %s", x.InputRequest.Kind, x.InputRequest.Message)
+		if x.Question != nil {
+			s += fmt.Sprintf("; it waits for a person (%s): %s", x.Question.Kind, x.Question.Message)
 		}
 		return s
 	case runList:
@@ -167,8 +167,8 @@ func runSummary(r *engine.Run) string {
 	case engine.StatusQueued:
 		return head + ": waiting for a free slot (poll get_task_run)"
 	case engine.StatusRunning:
-		if r.InputRequest != nil {
-			return fmt.Sprintf("%s: waiting for a person (%s): %s — ask your user, then answer_task_run", head, r.InputRequest.Kind, r.InputRequest.Message)
+		if r.Question != nil {
+			return fmt.Sprintf("%s: waiting for a person (%s): %s — ask your user, then answer_task_run", head, r.Question.Kind, r.Question.Message)
 		}
 		return fmt.Sprintf("%s: %s", head, progressWords(r.Progress))
 	}

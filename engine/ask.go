@@ -17,24 +17,24 @@ import (
 
 // Input kinds: what a question asks for.
 const (
-	// InputText asks for a value the person types (shown as typed).
-	InputText = "text"
-	// InputSecret asks for a value that stays secret: a one-time code, a
+	// QuestionText asks for a value the person types (shown as typed).
+	QuestionText = "text"
+	// QuestionSecret asks for a value that stays secret: a one-time code, a
 	// PIN. Its answer travels sealed to the executing process (seal.go)
 	// and is masked wherever the run writes.
-	InputSecret = "secret"
-	// InputConfirm asks a yes/no question.
-	InputConfirm = "confirm"
-	// InputMCP is a raw MCP input request (the protocol fixtures).
-	InputMCP = "mcp"
+	QuestionSecret = "secret"
+	// QuestionConfirm asks a yes/no question.
+	QuestionConfirm = "confirm"
+	// QuestionMCP is a raw MCP input request (the protocol fixtures).
+	QuestionMCP = "mcp"
 )
 
-// InputRequest is one question a run asked, and its answer once given.
-type InputRequest struct {
+// Question is one question a run asked, and its answer once given.
+type Question struct {
 	RunID     string `json:"runId"`
 	RequestID string `json:"requestId"`
-	// Kind says what is asked: InputText, InputSecret, InputConfirm,
-	// InputTakeover or InputMCP (Request says which).
+	// Kind says what is asked: QuestionText, QuestionSecret, QuestionConfirm,
+	// QuestionTakeover or QuestionMCP (Request says which).
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	// Request is the MCP form of the question: {"method", "params"}, as it
@@ -51,9 +51,9 @@ type InputRequest struct {
 	PublicKey []byte `json:"-"`
 }
 
-// WaitingInput is what a Run shows of the question it waits on, as its
+// WaitingQuestion is what a Run shows of the question it waits on, as its
 // optional inputRequest field.
-type WaitingInput struct {
+type WaitingQuestion struct {
 	RequestID   string `json:"requestId"`
 	Kind        string `json:"kind"`
 	Message     string `json:"message"`
@@ -65,28 +65,28 @@ type WaitingInput struct {
 }
 
 // Waiting is the view of the request a Run shows.
-func (r InputRequest) Waiting() *WaitingInput {
-	return &WaitingInput{RequestID: r.RequestID, Kind: r.Kind, Message: r.Message, RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt,
+func (r Question) Waiting() *WaitingQuestion {
+	return &WaitingQuestion{RequestID: r.RequestID, Kind: r.Kind, Message: r.Message, RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt,
 		URL: requestURL(r.Request)}
 }
 
 // Answered reports whether the request has its response.
-func (r InputRequest) Answered() bool { return r.Response != nil }
+func (r Question) Answered() bool { return r.Response != nil }
 
-// AnswerInputParams are the arguments of Store.AnswerInput.
-type AnswerInputParams struct {
+// SaveAnswerParams are the arguments of Store.SaveAnswer.
+type SaveAnswerParams struct {
 	RunID, RequestID string
 	Response         json.RawMessage
 	Now              int64
 }
 
-// DefaultInputTimeout is how long a run waits for an answer when the
+// DefaultQuestionTimeout is how long a run waits for an answer when the
 // configuration does not say (10 minutes).
-const DefaultInputTimeout = 10 * time.Minute
+const DefaultQuestionTimeout = 10 * time.Minute
 
-// inputPoll is how often a waiting run looks for an answer another process
+// questionPoll is how often a waiting run looks for an answer another process
 // may have written; local answers wake it at once.
-const inputPoll = 250 * time.Millisecond
+const questionPoll = 250 * time.Millisecond
 
 // Ask stores the question and waits for its answer, which it returns. A
 // question asked again with the same RequestID (a run resumed after a
@@ -96,13 +96,13 @@ const inputPoll = 250 * time.Millisecond
 // RUN_TIMEOUT, details.reason "no answer", when nobody answered within the
 // input timeout. A secret question's answer arrives sealed (seal.go); its
 // values are masked in everything the run writes from then on.
-func (v *runEnv) Ask(ctx context.Context, q InputRequest) (json.RawMessage, error) {
+func (v *runEnv) Ask(ctx context.Context, q Question) (json.RawMessage, error) {
 	return v.ask(ctx, q, nil)
 }
 
 // ask is Ask; stored, when not nil, is called once the question is stored
 // (nil) or could not be (the error).
-func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (json.RawMessage, error) {
+func (v *runEnv) ask(ctx context.Context, q Question, stored func(error)) (json.RawMessage, error) {
 	if stored == nil {
 		stored = func(error) {}
 	}
@@ -115,23 +115,23 @@ func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (j
 	now := v.e.now()
 	q.RunID = runID
 	q.RequestedAt = now
-	q.ExpiresAt = now + v.e.cfg.InputTimeout.Milliseconds()
-	if q.Kind == InputSecret {
-		pub, err := v.e.inputKeys.generate(runID, q.RequestID)
+	q.ExpiresAt = now + v.e.cfg.QuestionTimeout.Milliseconds()
+	if q.Kind == QuestionSecret {
+		pub, err := v.e.questionKeys.generate(runID, q.RequestID)
 		if err != nil {
 			err = Wrap(ExecutionError, err, "%v", err)
 			stored(err)
 			return nil, err
 		}
 		q.PublicKey = pub
-		defer v.e.inputKeys.forget(runID, q.RequestID)
+		defer v.e.questionKeys.forget(runID, q.RequestID)
 	}
 	// progress.message is written before the question, so whoever sees
 	// the question (inputRequest) also sees what the run waits for.
 	v.startWaiting(q)
 	defer v.stopWaiting(q.RequestID)
 	wctx, cancel := writeCtx(ctx)
-	err := v.e.store.AddInputRequest(wctx, q)
+	err := v.e.store.AddQuestion(wctx, q)
 	cancel()
 	if err != nil {
 		err = Wrap(ExecutionError, err, "store input request: %v", err)
@@ -145,11 +145,11 @@ func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (j
 	}
 	v.e.event(runID, "input", map[string]any{"requestId": q.RequestID, "kind": q.Kind, "message": q.Message})
 	v.e.notify()
-	t := time.NewTicker(inputPoll)
+	t := time.NewTicker(questionPoll)
 	defer t.Stop()
 	for {
 		ch := v.e.changes()
-		reqs, err := v.e.store.InputRequests(ctx, runID)
+		reqs, err := v.e.store.Questions(ctx, runID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -164,8 +164,8 @@ func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (j
 				return v.opened(r)
 			}
 			if v.e.now() >= r.ExpiresAt {
-				return nil, Errorf(RunTimeout, "no answer to %q within %d ms (--input-timeout-ms)", q.Message, v.e.cfg.InputTimeout.Milliseconds()).
-					WithDetails(map[string]any{"reason": "no answer", "requestId": q.RequestID, "inputTimeoutMs": v.e.cfg.InputTimeout.Milliseconds()})
+				return nil, Errorf(RunTimeout, "no answer to %q within %d ms (--input-timeout-ms)", q.Message, v.e.cfg.QuestionTimeout.Milliseconds()).
+					WithDetails(map[string]any{"reason": "no answer", "requestId": q.RequestID, "inputTimeoutMs": v.e.cfg.QuestionTimeout.Milliseconds()})
 			}
 		}
 		select {
@@ -179,7 +179,7 @@ func (v *runEnv) ask(ctx context.Context, q InputRequest, stored func(error)) (j
 
 // startWaiting records that the run waits for q: progress.message says
 // so (the progress before the first of parallel questions is kept).
-func (v *runEnv) startWaiting(q InputRequest) {
+func (v *runEnv) startWaiting(q Question) {
 	v.mu.Lock()
 	if len(v.waiting) == 0 {
 		v.beforeWait = v.progress
@@ -212,11 +212,11 @@ func (v *runEnv) stopWaiting(requestID string) {
 
 // opened returns a stored answer in clear: a secret one is opened with this
 // process's key and its values join the run's secrets.
-func (v *runEnv) opened(r InputRequest) (json.RawMessage, error) {
-	if r.Kind != InputSecret {
+func (v *runEnv) opened(r Question) (json.RawMessage, error) {
+	if r.Kind != QuestionSecret {
 		return r.Response, nil
 	}
-	resp, ok := v.e.inputKeys.open(r.RunID, r.RequestID, r.PublicKey, r.Response)
+	resp, ok := v.e.questionKeys.open(r.RunID, r.RequestID, r.PublicKey, r.Response)
 	if !ok {
 		return nil, interruptedError().WithDetails(map[string]any{"reason": "the secret answer was sealed for a process that stopped", "requestId": r.RequestID})
 	}
@@ -231,15 +231,15 @@ func (v *runEnv) opened(r InputRequest) (json.RawMessage, error) {
 	return resp, nil
 }
 
-// PendingInputs returns the questions run runID is waiting on (empty for
+// PendingQuestions returns the questions run runID is waiting on (empty for
 // a run that waits for nothing, or is unknown).
-func (e *Engine) PendingInputs(ctx context.Context, runID string) ([]InputRequest, error) {
-	reqs, err := e.store.InputRequests(ctx, runID)
+func (e *Engine) PendingQuestions(ctx context.Context, runID string) ([]Question, error) {
+	reqs, err := e.store.Questions(ctx, runID)
 	if err != nil {
 		return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
 	}
 	now := e.now()
-	out := []InputRequest{}
+	out := []Question{}
 	for _, r := range reqs {
 		if !r.Answered() && now < r.ExpiresAt {
 			out = append(out, r)
@@ -248,18 +248,18 @@ func (e *Engine) PendingInputs(ctx context.Context, runID string) ([]InputReques
 	return out, nil
 }
 
-// AnswerInput delivers the answer to one outstanding question of run runID.
+// AnswerQuestionMCP delivers the answer to one outstanding question of run runID.
 // It reports false when there is no such outstanding question (never
 // asked, answered already, expired): the caller may ignore that, as the
 // Tasks extension asks. Errors: RUN_NOT_FOUND.
-func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, response json.RawMessage) (bool, error) {
+func (e *Engine) AnswerQuestionMCP(ctx context.Context, runID, requestID string, response json.RawMessage) (bool, error) {
 	if _, err := e.Get(ctx, runID); err != nil {
 		return false, err
 	}
 	if len(response) == 0 {
 		return false, Errorf(InvalidParameter, "the response to %q is empty", requestID)
 	}
-	reqs, err := e.store.InputRequests(ctx, runID)
+	reqs, err := e.store.Questions(ctx, runID)
 	if err != nil {
 		return false, Wrap(ExecutionError, err, "read input requests: %v", err)
 	}
@@ -267,7 +267,7 @@ func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, respo
 		if q.RequestID != requestID {
 			continue
 		}
-		if q.Kind == InputTakeover && !q.Answered() {
+		if q.Kind == QuestionTakeover && !q.Answered() {
 			// A URL-mode elicitation accepted means the person agreed to
 			// open the live view, not that they are done: the takeover
 			// stays open until Done (AnswerQuestion). A decline or cancel
@@ -285,14 +285,14 @@ func (e *Engine) AnswerInput(ctx context.Context, runID, requestID string, respo
 // deliver writes the response to question q: sealed to the asking
 // process's key for a secret question (seal.go). It reports false when q
 // is no longer outstanding (answered, expired).
-func (e *Engine) deliver(ctx context.Context, q InputRequest, response json.RawMessage) (bool, error) {
-	if q.Kind == InputSecret {
+func (e *Engine) deliver(ctx context.Context, q Question, response json.RawMessage) (bool, error) {
+	if q.Kind == QuestionSecret {
 		var err error
 		if response, err = sealAnswer(q.PublicKey, response); err != nil {
 			return false, Wrap(ExecutionError, err, "%v", err)
 		}
 	}
-	ok, err := e.store.AnswerInput(ctx, AnswerInputParams{RunID: q.RunID, RequestID: q.RequestID, Response: response, Now: e.now()})
+	ok, err := e.store.SaveAnswer(ctx, SaveAnswerParams{RunID: q.RunID, RequestID: q.RequestID, Response: response, Now: e.now()})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
@@ -307,6 +307,6 @@ func (e *Engine) deliver(ctx context.Context, q InputRequest, response json.RawM
 }
 
 // String describes the request for logs.
-func (r InputRequest) String() string {
+func (r Question) String() string {
 	return fmt.Sprintf("input %s/%s (%s)", r.RunID, r.RequestID, r.Kind)
 }

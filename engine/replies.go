@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 )
 
-// Answers sized for a model. Every tool answer has a budget, the
+// Replies sized for a model. Every tool reply has a budget, the
 // profile's maxInlineBytes (--max-inline-bytes, default 64 KiB), measured
-// on the answer's JSON (the text block; structuredContent is the same
+// on the reply's JSON (the text block; structuredContent is the same
 // JSON). A run's inline result that does not fit is cut to a prefix of
 // whole items of its largest list (pages, screenshots, steps…) and gains
 //
@@ -17,10 +17,10 @@ import (
 // where artifactId names the artifact that holds every item: the
 // template's own (pages.json) or, for a result that names none, result.json,
 // which the engine stores whole when the run finishes with a result over
-// the budget. The stored result is never cut; only answers are.
+// the budget. The stored result is never cut; only replies are.
 
 const (
-	// DefaultMaxInlineBytes is the default answer budget.
+	// DefaultMaxInlineBytes is the default reply budget.
 	DefaultMaxInlineBytes = 64 << 10
 	// MinInlineBytes is the smallest budget accepted: a run's own fields
 	// and the truncation marker need room.

@@ -9,12 +9,12 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// AddInputRequest stores a question of a run. A question already stored
+// AddQuestion stores a question of a run. A question already stored
 // under the same (run_id, request_id) is kept as it is, answer included,
 // so a run resumed after a crash that asks again gets the earlier answer;
 // an unanswered one takes the new public key (the old private half went
 // with the process that asked).
-func (d *DB) AddInputRequest(ctx context.Context, q engine.InputRequest) error {
+func (d *DB) AddQuestion(ctx context.Context, q engine.Question) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO run_inputs
 			(run_id, request_id, kind, message, request, requested_at, expires_at, public_key)
@@ -28,9 +28,9 @@ func (d *DB) AddInputRequest(ctx context.Context, q engine.InputRequest) error {
 	})
 }
 
-// InputRequests returns a run's questions in the order they were asked.
-func (d *DB) InputRequests(ctx context.Context, runID string) ([]engine.InputRequest, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT `+inputColumns+` FROM run_inputs
+// Questions returns a run's questions in the order they were asked.
+func (d *DB) Questions(ctx context.Context, runID string) ([]engine.Question, error) {
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+questionColumns+` FROM run_inputs
 		WHERE run_id = ? ORDER BY requested_at, request_id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("db: list input requests: %w", err)
@@ -38,10 +38,10 @@ func (d *DB) InputRequests(ctx context.Context, runID string) ([]engine.InputReq
 	return scanInputs(rows)
 }
 
-// OutstandingInputs returns the unanswered questions of every run that
+// OutstandingQuestions returns the unanswered questions of every run that
 // have not expired at now, oldest first.
-func (d *DB) OutstandingInputs(ctx context.Context, now int64) ([]engine.InputRequest, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT `+inputColumns+` FROM run_inputs
+func (d *DB) OutstandingQuestions(ctx context.Context, now int64) ([]engine.Question, error) {
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+questionColumns+` FROM run_inputs
 		WHERE response IS NULL AND expires_at > ? ORDER BY requested_at, run_id, request_id`, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: list outstanding input requests: %w", err)
@@ -49,13 +49,13 @@ func (d *DB) OutstandingInputs(ctx context.Context, now int64) ([]engine.InputRe
 	return scanInputs(rows)
 }
 
-const inputColumns = `run_id, request_id, kind, message, request, requested_at, expires_at, response, answered_at, public_key`
+const questionColumns = `run_id, request_id, kind, message, request, requested_at, expires_at, response, answered_at, public_key`
 
-func scanInputs(rows *sql.Rows) ([]engine.InputRequest, error) {
+func scanInputs(rows *sql.Rows) ([]engine.Question, error) {
 	defer rows.Close()
-	out := []engine.InputRequest{}
+	out := []engine.Question{}
 	for rows.Next() {
-		var q engine.InputRequest
+		var q engine.Question
 		var request string
 		var response sql.NullString
 		var answeredAt sql.NullInt64
@@ -84,10 +84,10 @@ func nullBytes(b []byte) any {
 	return b
 }
 
-// AnswerInput stores the response of an outstanding question that has not
+// SaveAnswer stores the response of an outstanding question that has not
 // expired at p.Now. It reports false when the question was answered or
 // expired; ErrNotFound when it was never asked.
-func (d *DB) AnswerInput(ctx context.Context, p engine.AnswerInputParams) (bool, error) {
+func (d *DB) SaveAnswer(ctx context.Context, p engine.SaveAnswerParams) (bool, error) {
 	var answered bool
 	err := d.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE run_inputs SET response = ?, answered_at = ?

@@ -33,8 +33,8 @@ func (s *interleavingStore) SaveProgress(ctx context.Context, runID string, h en
 	return s.Store.SaveProgress(ctx, runID, h, p, now)
 }
 
-func (s *interleavingStore) AddInputRequest(ctx context.Context, q engine.InputRequest) error {
-	err := s.Store.AddInputRequest(ctx, q)
+func (s *interleavingStore) AddQuestion(ctx context.Context, q engine.Question) error {
+	err := s.Store.AddQuestion(ctx, q)
 	close(s.asked)
 	return err
 }
@@ -64,14 +64,14 @@ func TestGetShowsWhatTheQuestionWaitsFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.InputRequest == nil || run.InputRequest.RequestID != "confirm" {
-		t.Fatalf("inputRequest = %+v, want the question", run.InputRequest)
+	if run.Question == nil || run.Question.RequestID != "confirm" {
+		t.Fatalf("inputRequest = %+v, want the question", run.Question)
 	}
 	if run.Progress.Message != "waiting for input: Go on?" {
 		t.Fatalf("progress.message = %q with the question shown, want %q", run.Progress.Message, "waiting for input: Go on?")
 	}
 	list, err := eng.List(context.Background(), engine.ListQuery{})
-	if err != nil || len(list.Runs) != 1 || list.Runs[0].InputRequest == nil || list.Runs[0].Progress.Message != "waiting for input: Go on?" {
+	if err != nil || len(list.Runs) != 1 || list.Runs[0].Question == nil || list.Runs[0].Progress.Message != "waiting for input: Go on?" {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
 }

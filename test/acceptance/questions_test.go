@@ -6,7 +6,7 @@ package acceptance
 // second `browsertask mcp`, `browsertask answer`, the dashboard's form in
 // Chromium), and the session is
 // then logged in. The code is nowhere in the database files, the event log,
-// the processes' stderr or any MCP answer. No answer within
+// the processes' stderr or any MCP reply. No answer within
 // --input-timeout-ms fails the run (RUN_TIMEOUT, "no answer"); cancel
 // while waiting is canceled within 2 s; a sync call answers at once when
 // its run starts waiting. (The TypeScript clients' paths are in
@@ -26,11 +26,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// answers records every MCP answer a test received, to prove a secret is
+// replies records every MCP reply a test received, to prove a secret is
 // in none of them.
-type answers struct{ b strings.Builder }
+type replies struct{ b strings.Builder }
 
-func (a *answers) ok(t *testing.T, cs *sdk.ClientSession, tool string, args any) obj {
+func (a *replies) ok(t *testing.T, cs *sdk.ClientSession, tool string, args any) obj {
 	t.Helper()
 	m := callOK(t, cs, tool, args)
 	j, _ := json.Marshal(m)
@@ -40,7 +40,7 @@ func (a *answers) ok(t *testing.T, cs *sdk.ClientSession, tool string, args any)
 
 // otpLogin starts a login in session sid on an OTP page and waits until it
 // asks for the code; it returns the runId.
-func otpLogin(t *testing.T, cs *sdk.ClientSession, rec *answers, fx *fixture.Server, sid, page string) string {
+func otpLogin(t *testing.T, cs *sdk.ClientSession, rec *replies, fx *fixture.Server, sid, page string) string {
 	t.Helper()
 	h := rec.ok(t, cs, "run_task_template", obj{"templateId": "login", "sessionId": sid, "options": obj{"mode": "async"},
 		"inputs": obj{"url": fx.URL(page), "username": fixture.LoginUser, "password": fixture.LoginPassword}})
@@ -57,7 +57,7 @@ func otpLogin(t *testing.T, cs *sdk.ClientSession, rec *answers, fx *fixture.Ser
 }
 
 // loggedIn checks the run succeeded and the members page opens in sid.
-func loggedIn(t *testing.T, cs *sdk.ClientSession, rec *answers, fx *fixture.Server, runID, sid string) {
+func loggedIn(t *testing.T, cs *sdk.ClientSession, rec *replies, fx *fixture.Server, runID, sid string) {
 	t.Helper()
 	run := waitTerminal(t, cs, runID, 60*time.Second)
 	j, _ := json.Marshal(run)
@@ -78,7 +78,7 @@ func TestBlackboxOneTimeCodeFromAnotherProcess(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bt.db")
 	p := startServe(t, "--db", db)
 	cs := connectHTTP(t, p, nil)
-	rec := &answers{}
+	rec := &replies{}
 
 	// answer_task_run over stdio from a second process on the database.
 	s1 := newSession(t, cs, nil)
@@ -112,7 +112,7 @@ func TestBlackboxOneTimeCodeFromAnotherProcess(t *testing.T) {
 	answerInDashboard(t, "http://"+p.addr+"/runs/"+id3, fixture.OTPCode)
 	loggedIn(t, cs, rec, fx, id3, s3)
 
-	// The code is nowhere: database files, events, stderr, MCP answers.
+	// The code is nowhere: database files, events, stderr, MCP replies.
 	for _, runID := range []string{id, id2, id3} {
 		ev := rec.ok(t, cs, "get_task_run_events", obj{"runId": runID})
 		kinds := map[string]int{}
@@ -172,7 +172,7 @@ func TestBlackboxWaitingLimits(t *testing.T) {
 	fx := fixture.New(t)
 	p := startServe(t, "--input-timeout-ms", "1500")
 	cs := connectHTTP(t, p, nil)
-	rec := &answers{}
+	rec := &replies{}
 	if prof := callOK(t, cs, "get_runtime_profile", nil); num(prof, "inputTimeoutMs") != 1500 {
 		t.Fatalf("profile inputTimeoutMs = %v", prof["inputTimeoutMs"])
 	}
