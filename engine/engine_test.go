@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
@@ -103,6 +104,13 @@ func (s *sleepTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outcom
 	return &engine.Outcome{Result: res, Partial: in.Partial}, nil
 }
 
+// harness is one engine on a fresh database running the sleep template.
+// Tests driven by time (leases, TTLs, timeouts, polls) build it inside a
+// testing/synctest bubble (synctest.Test): the engine, SQLite (pure Go, no
+// network) and the template then run on the bubble's fake clock, so a
+// 1.5 s TTL costs no wall time, and "wait until X" is exact instead of a
+// guessed sleep that a loaded machine outlasts. Tests on real time or
+// real sockets stay outside.
 type harness struct {
 	t      *testing.T
 	store  *db.DB
@@ -174,7 +182,9 @@ func (h *harness) wait(id string) *engine.Run {
 	return r
 }
 
-func TestRunLifecycleAndInvariants(t *testing.T) {
+func TestRunLifecycleAndInvariants(t *testing.T) { synctest.Test(t, testRunLifecycleAndInvariants) }
+
+func testRunLifecycleAndInvariants(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":20,"items":3}`)
 	if r.Status != engine.StatusQueued || r.Result != nil || r.Error != nil || !r.OwnsSession || !strings.HasPrefix(r.SessionID, "sess_") {
@@ -235,7 +245,9 @@ func TestSubmitValidation(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimitHolds(t *testing.T) {
+func TestConcurrencyLimitHolds(t *testing.T) { synctest.Test(t, testConcurrencyLimitHolds) }
+
+func testConcurrencyLimitHolds(t *testing.T) {
 	h := newHarness(t, engine.Config{MaxConcurrentRuns: 2}, "")
 	var ids []string
 	for i := 0; i < 8; i++ {
@@ -267,7 +279,9 @@ func TestConcurrencyLimitHolds(t *testing.T) {
 	}
 }
 
-func TestCancelStopsWorkAndWins(t *testing.T) {
+func TestCancelStopsWorkAndWins(t *testing.T) { synctest.Test(t, testCancelStopsWorkAndWins) }
+
+func testCancelStopsWorkAndWins(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":60000}`)
 	deadline := time.Now().Add(5 * time.Second)
@@ -311,7 +325,9 @@ func TestCancelStopsWorkAndWins(t *testing.T) {
 	}
 }
 
-func TestTimeout(t *testing.T) {
+func TestTimeout(t *testing.T) { synctest.Test(t, testTimeout) }
+
+func testTimeout(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":60000}`, func(r *engine.SubmitRequest) { r.TimeoutMs = 300 })
 	got := h.wait(r.RunID)
@@ -320,7 +336,9 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-func TestIdempotentSubmission(t *testing.T) {
+func TestIdempotentSubmission(t *testing.T) { synctest.Test(t, testIdempotentSubmission) }
+
+func testIdempotentSubmission(t *testing.T) {
 	// The window (the run's TTL) is long enough for 100 concurrent submissions
 	// on a loaded 2-core CI machine under -race.
 	h := newHarness(t, engine.Config{RunTTLMs: 1500}, "")
@@ -428,6 +446,10 @@ func TestArtifactChunks(t *testing.T) {
 }
 
 func TestShutdownRequeuesAndRestartResumes(t *testing.T) {
+	synctest.Test(t, testShutdownRequeuesAndRestartResumes)
+}
+
+func testShutdownRequeuesAndRestartResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bt.db")
 	h := newHarness(t, engine.Config{}, path)
 	r := h.submit(`{"ms":100,"items":30}`)

@@ -3,12 +3,15 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
 
-func TestForgottenRunsLeaveHistory(t *testing.T) {
+func TestForgottenRunsLeaveHistory(t *testing.T) { synctest.Test(t, testForgottenRunsLeaveHistory) }
+
+func testForgottenRunsLeaveHistory(t *testing.T) {
 	h := newHarness(t, engine.Config{RunTTLMs: 1, JanitorInterval: 20 * time.Millisecond}, "")
 	ok := h.submit(`{"ms":0,"items":3,"artifact":"hello","mime":"text/plain"}`)
 	failed := h.submit(`{"ms":0,"fail":true}`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -85,7 +86,9 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 
 // TestAskWithoutAnswerTimesOut: nobody answers within the input timeout:
 // RUN_TIMEOUT with details.reason "no answer".
-func TestAskWithoutAnswerTimesOut(t *testing.T) {
+func TestAskWithoutAnswerTimesOut(t *testing.T) { synctest.Test(t, testAskWithoutAnswerTimesOut) }
+
+func testAskWithoutAnswerTimesOut(t *testing.T) {
 	eng := askingEngine(t, engine.Config{InputTimeoutMs: 300})
 	id := submitAsk(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -101,7 +104,9 @@ func TestAskWithoutAnswerTimesOut(t *testing.T) {
 }
 
 // TestCancelWhileAsking: cancel ends a waiting run within 2 s.
-func TestCancelWhileAsking(t *testing.T) {
+func TestCancelWhileAsking(t *testing.T) { synctest.Test(t, testCancelWhileAsking) }
+
+func testCancelWhileAsking(t *testing.T) {
 	eng := askingEngine(t, engine.Config{})
 	id := submitAsk(t, eng)
 	waitPending(t, eng, id)

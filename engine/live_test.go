@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
@@ -55,7 +56,9 @@ func liveEngines(t *testing.T, base string) (exec, other *engine.Engine) {
 // MCP "accept" of the URL elicitation does not end it (the person only
 // agreed to go there), a value is refused naming confirm, and confirm true
 // (Done) ends it.
-func TestTakeoverQuestion(t *testing.T) {
+func TestTakeoverQuestion(t *testing.T) { synctest.Test(t, testTakeoverQuestion) }
+
+func testTakeoverQuestion(t *testing.T) {
 	const base = "http://127.0.0.1:7788"
 	exec, other := liveEngines(t, base)
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"t1","kind":"takeover","message":"Solve the puzzle"}]}`, 60000)
@@ -110,7 +113,9 @@ func TestTakeoverQuestion(t *testing.T) {
 // TestTakeOverButton: a person takes a running run over on their own
 // initiative: the hold starts, the run shows a takeover question, its
 // Done releases the hold; only the executing process can start one.
-func TestTakeOverButton(t *testing.T) {
+func TestTakeOverButton(t *testing.T) { synctest.Test(t, testTakeOverButton) }
+
+func testTakeOverButton(t *testing.T) {
 	exec, other := liveEngines(t, "http://127.0.0.1:7788")
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"q","kind":"text","message":"Anything"}]}`, 60000)
 	waitingRun(t, other, id)
@@ -159,7 +164,9 @@ func TestTakeOverButton(t *testing.T) {
 // TestTakeoverWithoutDashboard: a process that serves no dashboard cannot
 // ask for a takeover: the run fails saying why, instead of waiting for a
 // person who has nowhere to act.
-func TestTakeoverWithoutDashboard(t *testing.T) {
+func TestTakeoverWithoutDashboard(t *testing.T) { synctest.Test(t, testTakeoverWithoutDashboard) }
+
+func testTakeoverWithoutDashboard(t *testing.T) {
 	exec, _ := liveEngines(t, "")
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"t1","kind":"takeover","message":"Solve it"}]}`, 60000)
 	final := finalRun(t, exec, id)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
@@ -81,6 +82,10 @@ func finalRun(t *testing.T, eng *engine.Engine, id string) *engine.Run {
 // database, reaches the run, and the value is nowhere in the database
 // files or the events; the run's result shows it masked.
 func TestSecretAnswerFromAnotherProcess(t *testing.T) {
+	synctest.Test(t, testSecretAnswerFromAnotherProcess)
+}
+
+func testSecretAnswerFromAnotherProcess(t *testing.T) {
 	const otp = "731902"
 	exec, other, path := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"otp","kind":"secret","message":"Enter the code from your authenticator app"}]}`, 0)
@@ -142,7 +147,9 @@ func TestSecretAnswerFromAnotherProcess(t *testing.T) {
 
 // TestQuestionKinds: a text answer and a confirm reach the run; answers
 // that do not fit are refused with the field named.
-func TestQuestionKinds(t *testing.T) {
+func TestQuestionKinds(t *testing.T) { synctest.Test(t, testQuestionKinds) }
+
+func testQuestionKinds(t *testing.T) {
 	exec, other, _ := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"name","kind":"text","message":"Your name?"},{"requestId":"go","kind":"confirm","message":"Buy it?"}]}`, 0)
 	waitingRun(t, other, id)
@@ -216,6 +223,10 @@ func TestQuestionKinds(t *testing.T) {
 // longer than that for its answer still succeeds; the same run with nobody
 // answering stops at the input timeout with reason "no answer".
 func TestWaitDoesNotCountAgainstTimeout(t *testing.T) {
+	synctest.Test(t, testWaitDoesNotCountAgainstTimeout)
+}
+
+func testWaitDoesNotCountAgainstTimeout(t *testing.T) {
 	exec, other, _ := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`, 400)
 	run := waitingRun(t, other, id)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
@@ -59,7 +60,9 @@ func (f *fakeBrowser) isOpen(id string) bool {
 	return ok
 }
 
-func TestSessionLifecycle(t *testing.T) {
+func TestSessionLifecycle(t *testing.T) { synctest.Test(t, testSessionLifecycle) }
+
+func testSessionLifecycle(t *testing.T) {
 	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "bt.db"))
 	if err != nil {
 		t.Fatal(err)
