@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
-	"testing/synctest"
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
@@ -26,10 +25,6 @@ func (schemaTemplate) Run(_ context.Context, env engine.Env) (*engine.Outcome, e
 }
 
 func TestOutputSchemaForTemplatesThatUseIt(t *testing.T) {
-	synctest.Test(t, testOutputSchemaForTemplatesThatUseIt)
-}
-
-func testOutputSchemaForTemplatesThatUseIt(t *testing.T) {
 	ctx := context.Background()
 	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "bt.db"))
 	if err != nil {
