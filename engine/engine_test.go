@@ -18,6 +18,7 @@ import (
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // sleepTemplate is a browserless template: it processes `items` items of
@@ -284,17 +285,7 @@ func TestCancelStopsWorkAndWins(t *testing.T) { synctest.Test(t, testCancelStops
 func testCancelStopsWorkAndWins(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":60000}`)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, _ := h.eng.Get(context.Background(), r.RunID)
-		if got.Status == engine.StatusRunning {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("run never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitStatus(t, h.eng, r.RunID, engine.StatusRunning)
 	start := time.Now()
 	res, err := h.eng.Cancel(context.Background(), r.RunID, "test")
 	if err != nil || !res.Success || res.Status != engine.StatusCanceled {
@@ -314,7 +305,7 @@ func testCancelStopsWorkAndWins(t *testing.T) {
 		t.Fatal("work did not stop within 2 s")
 	}
 	t.Logf("work stopped %v after cancel", time.Since(start))
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // on the fake clock: heartbeats and polls come and go
 	again, _ := h.eng.Get(context.Background(), r.RunID)
 	if again.Status != engine.StatusCanceled || again.UpdatedAt != got.UpdatedAt {
 		t.Fatalf("a later write changed the run: %+v", again)
@@ -369,8 +360,7 @@ func testIdempotentSubmission(t *testing.T) {
 	if dedups.Load() != 99 {
 		t.Fatalf("deduplicated %d, want 99", dedups.Load())
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	fixture.WaitUntil(t, "the key's window (runTtlMs 1500) to pass", func() bool {
 		res, err := h.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "test_sleep", Inputs: json.RawMessage(`{"ms":1}`), IdempotencyKey: "k1"})
 		if err != nil {
 			t.Fatal(err)
@@ -379,16 +369,13 @@ func testIdempotentSubmission(t *testing.T) {
 			if res.Run.RunID == ids[0] {
 				t.Fatalf("after the window: a fresh submission returned the old run %s", ids[0])
 			}
-			break
+			return true
 		}
 		if res.Run.RunID != ids[0] {
 			t.Fatalf("deduplicated to %s, want %s", res.Run.RunID, ids[0])
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the key still deduplicates 15 s after a 1.5 s window")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func TestArtifactChunks(t *testing.T) {
@@ -453,7 +440,11 @@ func testShutdownRequeuesAndRestartResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bt.db")
 	h := newHarness(t, engine.Config{}, path)
 	r := h.submit(`{"ms":100,"items":30}`)
-	time.Sleep(700 * time.Millisecond)
+	fixture.WaitUntil(t, "a few items to run before the shutdown", func() bool {
+		h.tpl.mu.Lock()
+		defer h.tpl.mu.Unlock()
+		return len(h.tpl.ran) >= 5
+	})
 	h.stop()
 	h2 := newHarness(t, engine.Config{}, path)
 	got := h2.wait(r.RunID)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // drain reads every event already there and returns the seq to resume from.
@@ -247,9 +248,8 @@ func testEventsExpireWithTheRun(t *testing.T) {
 	// event must appear, then the whole log must go with the run.
 	h := newHarness(t, engine.Config{RunTTLMs: 1000, JanitorInterval: 50 * time.Millisecond}, "")
 	runID := h.submit(`{"ms":1,"items":2}`).RunID
-	deadline := time.Now().Add(20 * time.Second)
 	sawTerminal := false
-	for {
+	fixture.WaitUntil(t, "the terminal status event, then the run's events to go with it", func() bool {
 		full, err := h.store.ListEvents(context.Background(), engine.ListEventsParams{RunID: runID})
 		if err != nil {
 			t.Fatal(err)
@@ -259,17 +259,8 @@ func testEventsExpireWithTheRun(t *testing.T) {
 				sawTerminal = true
 			}
 		}
-		if sawTerminal && len(full) == 0 {
-			break
-		}
-		if !sawTerminal && len(full) == 0 && time.Now().After(deadline) {
-			t.Fatal("the run never wrote a terminal status event")
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d events still stored after the run expired", len(full))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return sawTerminal && len(full) == 0
+	})
 	if _, _, _, err := h.eng.EventsAfter(context.Background(), runID, 0, 0); engine.CodeOf(err) != engine.RunNotFound {
 		t.Fatalf("expired run events: %v", err)
 	}
@@ -283,21 +274,14 @@ func seqTypes(evs []engine.Event) []string {
 	return out
 }
 
-// waitStatus polls until the run reaches status (at most 5 s).
+// waitStatus polls until the run reaches status (fixture.WaitUntil).
 func waitStatus(t *testing.T, eng *engine.Engine, runID string, status engine.RunStatus) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	fixture.WaitUntil(t, "run "+runID+" to be "+string(status), func() bool {
 		r, err := eng.Get(context.Background(), runID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status == status {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %s is %s, want %s", runID, r.Status, status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return r.Status == status
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 func TestForgottenRunsLeaveHistory(t *testing.T) { synctest.Test(t, testForgottenRunsLeaveHistory) }
@@ -19,16 +20,13 @@ func testForgottenRunsLeaveHistory(t *testing.T) {
 	// keeps their history.
 	ctx := context.Background()
 	var hist *engine.HistoryList
-	for {
+	fixture.WaitUntil(t, "both runs in the history", func() bool {
 		var err error
 		if hist, err = h.eng.History(ctx, 10, 0); err != nil {
 			t.Fatal(err)
 		}
-		if hist.Total == 2 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return hist.Total == 2
+	})
 	for _, id := range []string{ok.RunID, failed.RunID} {
 		if _, err := h.eng.Get(ctx, id); engine.CodeOf(err) != engine.RunNotFound {
 			t.Fatalf("get_task_run of a forgotten run: %v, want RUN_NOT_FOUND", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // askingEngine runs the engine with the dev_tool_job template.
@@ -22,20 +23,15 @@ const askInputs = `{"tool":"t","ask":[{"requestId":"confirm","message":"Go on?",
 // waitPending waits until run id asks something and returns it.
 func waitPending(t *testing.T, eng *engine.Engine, id string) []engine.InputRequest {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p, err := eng.PendingInputs(context.Background(), id)
-		if err != nil {
+	var p []engine.InputRequest
+	fixture.WaitUntil(t, "run "+id+" to ask", func() bool {
+		var err error
+		if p, err = eng.PendingInputs(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		if len(p) > 0 {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run never asked")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(p) > 0
+	})
+	return p
 }
 
 func submitAsk(t *testing.T, eng *engine.Engine) string {

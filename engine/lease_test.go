@@ -15,6 +15,7 @@ import (
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // startEngine runs an engine on store with tpl until the test ends.
@@ -126,9 +127,7 @@ func testPausedProcessDoesNotRunItsRunTwice(t *testing.T) {
 	eng := startEngine(t, openStore(t), tpl, engine.Config{LeaseDuration: 2 * time.Second,
 		HeartbeatInterval: time.Hour, RecoveryInterval: 50 * time.Millisecond}, now)
 	id := submitAsync(t, eng, "test_sleep", `{"ms":100,"items":8}`)
-	for tpl.running.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "the run to start", func() bool { return tpl.running.Load() > 0 })
 	skew.Store(5000) // the lease (2 s, never heartbeated) is now expired
 	r := waitRun(t, eng, id)
 	if r.Status != engine.StatusSucceeded || r.Attempt != 1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // liveEngines opens two engines on one database: exec (live base set,
@@ -145,13 +146,7 @@ func testTakeOverButton(t *testing.T) {
 	if _, err := other.AnswerQuestion(t.Context(), id, q.RequestID, engine.Answer{Confirm: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for released.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("Done did not release the hold")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "Done to release the hold", func() bool { return released.Load() == 1 })
 	ans := "x"
 	if _, err := other.AnswerQuestion(t.Context(), id, "q", engine.Answer{Value: &ans}); err != nil {
 		t.Fatal(err)

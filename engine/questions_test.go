@@ -16,6 +16,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // personEngines opens two engines on one database file: the first executes
@@ -153,16 +154,13 @@ func testQuestionKinds(t *testing.T) {
 	exec, other, _ := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"name","kind":"text","message":"Your name?"},{"requestId":"go","kind":"confirm","message":"Buy it?"}]}`, 0)
 	waitingRun(t, other, id)
-	for {
+	fixture.WaitUntil(t, "both questions to be pending", func() bool {
 		p, err := other.PendingInputs(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p) == 2 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(p) == 2
+	})
 	v, yes := "Ada", true
 	cases := []struct {
 		name, runID, requestID string
@@ -189,18 +187,13 @@ func testQuestionKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The message names the question still open, not the one answered.
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	fixture.WaitUntil(t, `progress "waiting for input: Buy it?" after one of two answers`, func() bool {
 		run, err := other.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Progress.Message == "waiting for input: Buy it?" && run.InputRequest != nil && run.InputRequest.RequestID == "go" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after one of two answers: progress %+v, inputRequest %+v", run.Progress, run.InputRequest)
-		}
-	}
+		return run.Progress.Message == "waiting for input: Buy it?" && run.InputRequest != nil && run.InputRequest.RequestID == "go"
+	})
 	if _, err := other.AnswerQuestion(context.Background(), id, "go", engine.Answer{Confirm: &yes}); err != nil {
 		t.Fatal(err)
 	}
