@@ -335,9 +335,11 @@ func testHTTPSessionReaperForgetsGoneSessions(t *testing.T) {
 	}
 }
 
-// sessionStacks returns the stacks of the goroutines that serve MCP
-// sessions or HTTP connections (the SDK's, this package's, net/http's).
+// sessionStacks returns the stacks of the goroutines of the calling
+// test's synctest bubble that serve MCP sessions or HTTP connections (the
+// SDK's, this package's, net/http's).
 func sessionStacks() string {
+	synctest.Wait() // no goroutine of the bubble half-started or mid-exit
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -349,8 +351,14 @@ func sessionStacks() string {
 	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
+		// Only the bubble's own goroutines: what other tests left behind
+		// outside it winds down on the real clock and must not count.
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "synctest bubble") {
+			continue
+		}
 		if strings.Contains(g, "go-sdk/mcp") || strings.Contains(g, "browsertask/mcp.") || strings.Contains(g, "net/http.(*conn).serve") {
-			if !strings.Contains(g, "TestHTTPIdleSessionsAreClosed") && !strings.Contains(g, "sessionStacks") {
+			if !strings.Contains(g, "estHTTPIdleSessionsAreClosed") && !strings.Contains(g, "sessionStacks") {
 				out = append(out, g)
 			}
 		}
