@@ -111,16 +111,9 @@ func TestBlockResourcesPerHolder(t *testing.T) {
 	}
 	first := tb.t
 	tb.Release(true)
-	var tb2 *Tab
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		// Release pools the tab in the background; take it once it is back.
-		tb2 = testTab(t, m, "sess_block")
-		if tb2.t == first || time.Now().After(deadline) {
-			break
-		}
-		tb2.Release(false)
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Release pools the tab in the background; take it once it is back.
+	waitReleased(t, tb.s)
+	tb2 := testTab(t, m, "sess_block")
 	defer tb2.Release(true)
 	if tb2.t != first {
 		t.Fatal("the released tab was not reused")

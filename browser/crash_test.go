@@ -30,19 +30,13 @@ func TestRendererCrashIsPageCrashed(t *testing.T) {
 	c, cancel := context.WithTimeout(ctx, 2*time.Second)
 	_ = proto.PageCrash{}.Call(tb.Page().Context(c))
 	cancel()
-	deadline := time.Now().Add(5 * time.Second)
-	for !tb.Crashed() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !tb.Crashed() {
-		t.Fatal("crash not detected")
-	}
+	fixture.WaitUntil(t, "the crash to be detected", tb.Crashed)
 	_, err = tb.Eval(ctx, `1+1`)
 	if engine.CodeOf(err) != engine.PageCrashed {
 		t.Fatalf("Eval on a crashed tab = %v, want PAGE_CRASHED", err)
 	}
 	tb.Release(true) // a crashed tab is closed, not pooled
-	time.Sleep(200 * time.Millisecond)
+	waitReleased(t, s)
 	tb2, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -54,4 +48,11 @@ func TestRendererCrashIsPageCrashed(t *testing.T) {
 	if r, err := tb2.Navigate(ctx, srv.URL("/page/2"), WaitLoad); err != nil || r.Status != 200 {
 		t.Fatalf("after crash: %+v %v", r, err)
 	}
+}
+
+// waitReleased waits until every tab of s is handed back: Release returns
+// before the tab is pooled or closed, and frees its slot last.
+func waitReleased(t *testing.T, s *Session) {
+	t.Helper()
+	fixture.WaitUntil(t, "the released tabs to be pooled or closed", func() bool { return len(s.slots) == 0 })
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // dialogWorkerSite serves pages that open dialogs on load and a page whose
@@ -76,11 +78,5 @@ func TestDedicatedWorkersRun(t *testing.T) {
 	if _, err := tb.Navigate(ctx, srv.URL+"/worker", WaitLoad); err != nil {
 		t.Fatalf("worker page: %v", err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for hits("/from-worker") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the dedicated worker never ran (its fetch never arrived)")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "the dedicated worker's fetch of /from-worker", func() bool { return hits("/from-worker") > 0 })
 }

@@ -202,16 +202,10 @@ func runTab(t *testing.T, m *Manager, sessionID, runID string) (context.Context,
 	return ctx, tb
 }
 
-// waitFor polls cond for up to 10 s.
+// waitFor waits until cond holds (fixture.WaitUntil).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, what, cond)
 }
 
 // TestLiveInputKeepsTheURLPolicy: a navigation a person causes during a

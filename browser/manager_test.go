@@ -128,10 +128,7 @@ func TestCloseKillsProcessGroupAndProfile(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for len(GroupMembers(pids[0])) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "Chromium's process group to exit after Close", func() bool { return len(GroupMembers(pids[0])) == 0 })
 	if left := GroupMembers(pids[0]); len(left) > 0 {
 		t.Fatalf("chromium processes survive Close: %v", left)
 	}
@@ -153,10 +150,7 @@ func TestBrowserDeathRelaunches(t *testing.T) {
 	}
 	old := m.PIDs()[0]
 	killTree(old)
-	deadline := time.Now().Add(5 * time.Second)
-	for len(m.PIDs()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "the manager to see its browser die", func() bool { return len(m.PIDs()) == 0 })
 	if _, err := s.AcquireTab(ctx); engine.CodeOf(err) != engine.ExecutionError {
 		t.Fatalf("AcquireTab on a dead browser: %v", err)
 	}

@@ -54,7 +54,7 @@ func TestTabPoolReusesAndCaps(t *testing.T) {
 	}
 	tb3.Release(true)
 	tb2.Release(false) // closed, not pooled
-	time.Sleep(200 * time.Millisecond)
+	waitReleased(t, s)
 	s.mu.Lock()
 	idle, open := len(s.idle), len(s.tabs)
 	s.mu.Unlock()

@@ -80,6 +80,9 @@ func waitClosed(t *testing.T, what string, start time.Time, closed <-chan time.T
 }
 
 func TestServeHTTPTimeouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long by nature (waits out real one-second server bounds several times); the full suite runs it")
+	}
 	const bound = time.Second
 	addr := startInprocServe(t, httpTimeouts{readHeader: bound, read: bound, idle: bound})
 

@@ -5,25 +5,20 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
 
-// cached reports whether query is prepared in c, waiting a little for the
-// background preparation.
+// cached reports whether query is prepared in c, once the background
+// preparations under way have finished (the cache's own WaitGroup: the
+// event itself, not a guessed wait). Call it when no other statement is
+// being scheduled.
 func cached(c *stmtCache, query string) bool {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		c.mu.RLock()
-		_, ok := c.m[query]
-		c.mu.RUnlock()
-		if ok {
-			return true
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return false
+	c.prepared.Wait()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.m[query]
+	return ok
 }
 
 // TestStatementCache proves the hot statements are prepared once and then

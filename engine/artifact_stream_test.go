@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
@@ -99,7 +100,9 @@ func streamHarness(t *testing.T) (*engine.Engine, func(in string) *engine.Run) {
 // TestPutArtifactStream: an artifact written as it is produced holds every
 // item in order with the run's secret redacted, is read back whole; one
 // whose writing fails leaves no artifact at all (never a partial one).
-func TestPutArtifactStream(t *testing.T) {
+func TestPutArtifactStream(t *testing.T) { synctest.Test(t, testPutArtifactStream) }
+
+func testPutArtifactStream(t *testing.T) {
 	eng, run := streamHarness(t)
 	const pin = "PinZq9-4711"
 	r := run(`{"items":300,"size":70000,"pin":"` + pin + `"}`)
@@ -125,7 +128,9 @@ func TestPutArtifactStream(t *testing.T) {
 // reads the first 500 checkpoints with their outputs reduced to top-level
 // scalars and counts the others; before, it loaded every output whole
 // (1.7 GB to open a 1000-page crawl with 2000 links a page).
-func TestDetailReadsABoundedSlice(t *testing.T) {
+func TestDetailReadsABoundedSlice(t *testing.T) { synctest.Test(t, testDetailReadsABoundedSlice) }
+
+func testDetailReadsABoundedSlice(t *testing.T) {
 	eng, run := streamHarness(t)
 	r := run(`{"items":620,"size":5000,"pin":"PinZq9-4711"}`)
 	d, err := eng.Detail(context.Background(), r.RunID)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
@@ -56,6 +57,10 @@ func (s *interleavingStore) GetRun(ctx context.Context, runID string) (*engine.R
 // stored (TestBlackboxOneTimeCodeFromAnotherProcess saw "submitting" with
 // an inputRequest on a loaded machine).
 func TestGetShowsWhatTheQuestionWaitsFor(t *testing.T) {
+	synctest.Test(t, testGetShowsWhatTheQuestionWaitsFor)
+}
+
+func testGetShowsWhatTheQuestionWaitsFor(t *testing.T) {
 	st := &interleavingStore{Store: openStore(t), aboutToWait: make(chan struct{}), rowRead: make(chan struct{}), asked: make(chan struct{})}
 	eng := startEngine(t, st, devtpl.ToolJob{}, engine.Config{}, nil)
 	id := submitAsk(t, eng)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // askingEngine runs the engine with the dev_tool_job template.
@@ -21,20 +23,15 @@ const askInputs = `{"tool":"t","ask":[{"requestId":"confirm","message":"Go on?",
 // waitPending waits until run id asks something and returns it.
 func waitPending(t *testing.T, eng *engine.Engine, id string) []engine.Question {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p, err := eng.PendingQuestions(context.Background(), id)
-		if err != nil {
+	var p []engine.Question
+	fixture.WaitUntil(t, "run "+id+" to ask", func() bool {
+		var err error
+		if p, err = eng.PendingQuestions(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		if len(p) > 0 {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run never asked")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(p) > 0
+	})
+	return p
 }
 
 func submitAsk(t *testing.T, eng *engine.Engine) string {
@@ -85,7 +82,9 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 
 // TestAskWithoutAnswerTimesOut: nobody answers within the input timeout:
 // RUN_TIMEOUT with details.reason "no answer".
-func TestAskWithoutAnswerTimesOut(t *testing.T) {
+func TestAskWithoutAnswerTimesOut(t *testing.T) { synctest.Test(t, testAskWithoutAnswerTimesOut) }
+
+func testAskWithoutAnswerTimesOut(t *testing.T) {
 	eng := askingEngine(t, engine.Config{QuestionTimeout: 300 * time.Millisecond})
 	id := submitAsk(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -101,7 +100,9 @@ func TestAskWithoutAnswerTimesOut(t *testing.T) {
 }
 
 // TestCancelWhileAsking: cancel ends a waiting run within 2 s.
-func TestCancelWhileAsking(t *testing.T) {
+func TestCancelWhileAsking(t *testing.T) { synctest.Test(t, testCancelWhileAsking) }
+
+func testCancelWhileAsking(t *testing.T) {
 	eng := askingEngine(t, engine.Config{})
 	id := submitAsk(t, eng)
 	waitPending(t, eng, id)

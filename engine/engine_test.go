@@ -13,10 +13,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // sleepTemplate is a browserless template: it processes `items` items of
@@ -103,6 +105,13 @@ func (s *sleepTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outcom
 	return &engine.Outcome{Result: res, Partial: in.Partial}, nil
 }
 
+// harness is one engine on a fresh database running the sleep template.
+// Tests driven by time (leases, TTLs, timeouts, polls) build it inside a
+// testing/synctest bubble (synctest.Test): the engine, SQLite (pure Go, no
+// network) and the template then run on the bubble's fake clock, so a
+// 1.5 s TTL costs no wall time, and "wait until X" is exact instead of a
+// guessed sleep that a loaded machine outlasts. Tests on real time or
+// real sockets stay outside.
 type harness struct {
 	t      *testing.T
 	store  *db.DB
@@ -174,7 +183,9 @@ func (h *harness) wait(id string) *engine.Run {
 	return r
 }
 
-func TestRunLifecycleAndInvariants(t *testing.T) {
+func TestRunLifecycleAndInvariants(t *testing.T) { synctest.Test(t, testRunLifecycleAndInvariants) }
+
+func testRunLifecycleAndInvariants(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":20,"items":3}`)
 	if r.Status != engine.StatusQueued || r.Result != nil || r.Error != nil || !r.OwnsSession || !strings.HasPrefix(r.SessionID, "sess_") {
@@ -235,7 +246,9 @@ func TestSubmitValidation(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimitHolds(t *testing.T) {
+func TestConcurrencyLimitHolds(t *testing.T) { synctest.Test(t, testConcurrencyLimitHolds) }
+
+func testConcurrencyLimitHolds(t *testing.T) {
 	h := newHarness(t, engine.Config{MaxConcurrentRuns: 2}, "")
 	var ids []string
 	for i := 0; i < 8; i++ {
@@ -267,20 +280,12 @@ func TestConcurrencyLimitHolds(t *testing.T) {
 	}
 }
 
-func TestCancelStopsWorkAndWins(t *testing.T) {
+func TestCancelStopsWorkAndWins(t *testing.T) { synctest.Test(t, testCancelStopsWorkAndWins) }
+
+func testCancelStopsWorkAndWins(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":60000}`)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, _ := h.eng.Get(context.Background(), r.RunID)
-		if got.Status == engine.StatusRunning {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("run never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitStatus(t, h.eng, r.RunID, engine.StatusRunning)
 	start := time.Now()
 	res, err := h.eng.Cancel(context.Background(), r.RunID, "test")
 	if err != nil || !res.Success || res.Status != engine.StatusCanceled {
@@ -300,7 +305,7 @@ func TestCancelStopsWorkAndWins(t *testing.T) {
 		t.Fatal("work did not stop within 2 s")
 	}
 	t.Logf("work stopped %v after cancel", time.Since(start))
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // on the fake clock: heartbeats and polls come and go
 	again, _ := h.eng.Get(context.Background(), r.RunID)
 	if again.Status != engine.StatusCanceled || again.UpdatedAt != got.UpdatedAt {
 		t.Fatalf("a later write changed the run: %+v", again)
@@ -311,7 +316,9 @@ func TestCancelStopsWorkAndWins(t *testing.T) {
 	}
 }
 
-func TestTimeout(t *testing.T) {
+func TestTimeout(t *testing.T) { synctest.Test(t, testTimeout) }
+
+func testTimeout(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	r := h.submit(`{"ms":60000}`, func(r *engine.SubmitRequest) { r.TimeoutMs = 300 })
 	got := h.wait(r.RunID)
@@ -320,7 +327,9 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-func TestIdempotentSubmission(t *testing.T) {
+func TestIdempotentSubmission(t *testing.T) { synctest.Test(t, testIdempotentSubmission) }
+
+func testIdempotentSubmission(t *testing.T) {
 	// The window (the run's TTL) is long enough for 100 concurrent submissions
 	// on a loaded 2-core CI machine under -race.
 	h := newHarness(t, engine.Config{RunTTL: 1500 * time.Millisecond}, "")
@@ -351,8 +360,7 @@ func TestIdempotentSubmission(t *testing.T) {
 	if dedups.Load() != 99 {
 		t.Fatalf("deduplicated %d, want 99", dedups.Load())
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	fixture.WaitUntil(t, "the key's window (runTtlMs 1500) to pass", func() bool {
 		res, err := h.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "test_sleep", Inputs: json.RawMessage(`{"ms":1}`), IdempotencyKey: "k1"})
 		if err != nil {
 			t.Fatal(err)
@@ -361,16 +369,13 @@ func TestIdempotentSubmission(t *testing.T) {
 			if res.Run.RunID == ids[0] {
 				t.Fatalf("after the window: a fresh submission returned the old run %s", ids[0])
 			}
-			break
+			return true
 		}
 		if res.Run.RunID != ids[0] {
 			t.Fatalf("deduplicated to %s, want %s", res.Run.RunID, ids[0])
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the key still deduplicates 15 s after a 1.5 s window")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func TestArtifactChunks(t *testing.T) {
@@ -428,10 +433,18 @@ func TestArtifactChunks(t *testing.T) {
 }
 
 func TestShutdownRequeuesAndRestartResumes(t *testing.T) {
+	synctest.Test(t, testShutdownRequeuesAndRestartResumes)
+}
+
+func testShutdownRequeuesAndRestartResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bt.db")
 	h := newHarness(t, engine.Config{}, path)
 	r := h.submit(`{"ms":100,"items":30}`)
-	time.Sleep(700 * time.Millisecond)
+	fixture.WaitUntil(t, "a few items to run before the shutdown", func() bool {
+		h.tpl.mu.Lock()
+		defer h.tpl.mu.Unlock()
+		return len(h.tpl.ran) >= 5
+	})
 	h.stop()
 	h2 := newHarness(t, engine.Config{}, path)
 	got := h2.wait(r.RunID)

@@ -3,29 +3,30 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
-func TestForgottenRunsLeaveHistory(t *testing.T) {
-	h := newHarness(t, engine.Config{RunTTL: time.Millisecond, JanitorInterval: 20 * time.Millisecond}, "")
+func TestForgottenRunsLeaveHistory(t *testing.T) { synctest.Test(t, testForgottenRunsLeaveHistory) }
+
+func testForgottenRunsLeaveHistory(t *testing.T) {
+	h := newHarness(t, engine.Config{RunTTL: 1 * time.Millisecond, JanitorInterval: 20 * time.Millisecond}, "")
 	ok := h.submit(`{"ms":0,"items":3,"artifact":"hello","mime":"text/plain"}`)
 	failed := h.submit(`{"ms":0,"fail":true}`)
 	// The janitor forgets both runs once they end (runTtlMs 1 ms) and
 	// keeps their history.
 	ctx := context.Background()
 	var hist *engine.HistoryList
-	for {
+	fixture.WaitUntil(t, "both runs in the history", func() bool {
 		var err error
 		if hist, err = h.eng.History(ctx, 10, 0); err != nil {
 			t.Fatal(err)
 		}
-		if hist.Total == 2 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return hist.Total == 2
+	})
 	for _, id := range []string{ok.RunID, failed.RunID} {
 		if _, err := h.eng.Get(ctx, id); engine.CodeOf(err) != engine.RunNotFound {
 			t.Fatalf("get_task_run of a forgotten run: %v, want RUN_NOT_FOUND", err)

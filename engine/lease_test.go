@@ -10,10 +10,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // startEngine runs an engine on store with tpl until the test ends.
@@ -82,7 +84,9 @@ func (s *failingFinish) FinishRun(ctx context.Context, f engine.Finish) error {
 // write failed no longer holds its lease (the heartbeat extends only the
 // runs the process executes), so it is recovered and finished, and the
 // global slot it held is freed — it used to stay running until restart.
-func TestFailedFinalWriteIsRecovered(t *testing.T) {
+func TestFailedFinalWriteIsRecovered(t *testing.T) { synctest.Test(t, testFailedFinalWriteIsRecovered) }
+
+func testFailedFinalWriteIsRecovered(t *testing.T) {
 	store := &failingFinish{Store: openStore(t)}
 	tpl := newSleep()
 	eng := startEngine(t, store, tpl, engine.Config{MaxConcurrentRuns: 1, LeaseDuration: 600 * time.Millisecond,
@@ -113,15 +117,17 @@ func TestFailedFinalWriteIsRecovered(t *testing.T) {
 // requeue the run it is still executing (it used to, and then claimed and
 // ran it a second time alongside the first); the lease is renewed instead.
 func TestPausedProcessDoesNotRunItsRunTwice(t *testing.T) {
+	synctest.Test(t, testPausedProcessDoesNotRunItsRunTwice)
+}
+
+func testPausedProcessDoesNotRunItsRunTwice(t *testing.T) {
 	var skew atomic.Int64
 	now := func() int64 { return time.Now().UnixMilli() + skew.Load() }
 	tpl := newSleep()
 	eng := startEngine(t, openStore(t), tpl, engine.Config{LeaseDuration: 2 * time.Second,
 		HeartbeatInterval: time.Hour, RecoveryInterval: 50 * time.Millisecond}, now)
 	id := submitAsync(t, eng, "test_sleep", `{"ms":100,"items":8}`)
-	for tpl.running.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "the run to start", func() bool { return tpl.running.Load() > 0 })
 	skew.Store(5000) // the lease (2 s, never heartbeated) is now expired
 	r := waitRun(t, eng, id)
 	if r.Status != engine.StatusSucceeded || r.Attempt != 1 {
@@ -172,7 +178,9 @@ func TestTemplatePanicFailsOnlyItsRun(t *testing.T) {
 // TestPoisonRunCap: a resumable run whose executions keep ending with their
 // process gone is failed with "interrupted N times" at the MaxAttempts-th
 // crash instead of being requeued for the next process to die on.
-func TestPoisonRunCap(t *testing.T) {
+func TestPoisonRunCap(t *testing.T) { synctest.Test(t, testPoisonRunCap) }
+
+func testPoisonRunCap(t *testing.T) {
 	ctx := context.Background()
 	store := openStore(t)
 	// An engine that is not running only submits.
@@ -215,6 +223,10 @@ func TestPoisonRunCap(t *testing.T) {
 // TestIdempotencyKeyReusedWithOtherInputs (issue 9, defect 12): the contract
 // returns the first run; the answer now says whether the inputs matched.
 func TestIdempotencyKeyReusedWithOtherInputs(t *testing.T) {
+	synctest.Test(t, testIdempotencyKeyReusedWithOtherInputs)
+}
+
+func testIdempotencyKeyReusedWithOtherInputs(t *testing.T) {
 	h := newHarness(t, engine.Config{}, "")
 	submit := func(inputs string) *engine.SubmitResult {
 		res, err := h.eng.Submit(context.Background(), engine.SubmitRequest{TemplateID: "test_sleep", Inputs: json.RawMessage(inputs), IdempotencyKey: "same"})
@@ -237,7 +249,9 @@ func TestIdempotencyKeyReusedWithOtherInputs(t *testing.T) {
 
 // TestErrorsDoNotEchoHugeInputs (issue 9, defect 12): a 3 MB value that
 // breaks a schema rule is not repeated in the error message.
-func TestErrorsDoNotEchoHugeInputs(t *testing.T) {
+func TestErrorsDoNotEchoHugeInputs(t *testing.T) { synctest.Test(t, testErrorsDoNotEchoHugeInputs) }
+
+func testErrorsDoNotEchoHugeInputs(t *testing.T) {
 	s, err := engine.CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"},"b":{"enum":["y"]}}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // liveEngines opens two engines on one database: exec (live base set,
@@ -55,7 +57,9 @@ func liveEngines(t *testing.T, base string) (exec, other *engine.Engine) {
 // MCP "accept" of the URL elicitation does not end it (the person only
 // agreed to go there), a value is refused naming confirm, and confirm true
 // (Done) ends it.
-func TestTakeoverQuestion(t *testing.T) {
+func TestTakeoverQuestion(t *testing.T) { synctest.Test(t, testTakeoverQuestion) }
+
+func testTakeoverQuestion(t *testing.T) {
 	const base = "http://127.0.0.1:7788"
 	exec, other := liveEngines(t, base)
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"t1","kind":"takeover","message":"Solve the puzzle"}]}`, 60000)
@@ -110,7 +114,9 @@ func TestTakeoverQuestion(t *testing.T) {
 // TestTakeOverButton: a person takes a running run over on their own
 // initiative: the hold starts, the run shows a takeover question, its
 // Done releases the hold; only the executing process can start one.
-func TestTakeOverButton(t *testing.T) {
+func TestTakeOverButton(t *testing.T) { synctest.Test(t, testTakeOverButton) }
+
+func testTakeOverButton(t *testing.T) {
 	exec, other := liveEngines(t, "http://127.0.0.1:7788")
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"q","kind":"text","message":"Anything"}]}`, 60000)
 	waitingRun(t, other, id)
@@ -140,13 +146,7 @@ func TestTakeOverButton(t *testing.T) {
 	if _, err := other.AnswerQuestion(t.Context(), id, q.RequestID, engine.Answer{Confirm: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for released.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("Done did not release the hold")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "Done to release the hold", func() bool { return released.Load() == 1 })
 	ans := "x"
 	if _, err := other.AnswerQuestion(t.Context(), id, "q", engine.Answer{Value: &ans}); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,9 @@ func TestTakeOverButton(t *testing.T) {
 // TestTakeoverWithoutDashboard: a process that serves no dashboard cannot
 // ask for a takeover: the run fails saying why, instead of waiting for a
 // person who has nowhere to act.
-func TestTakeoverWithoutDashboard(t *testing.T) {
+func TestTakeoverWithoutDashboard(t *testing.T) { synctest.Test(t, testTakeoverWithoutDashboard) }
+
+func testTakeoverWithoutDashboard(t *testing.T) {
 	exec, _ := liveEngines(t, "")
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"t1","kind":"takeover","message":"Solve it"}]}`, 60000)
 	final := finalRun(t, exec, id)

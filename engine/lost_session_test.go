@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -13,6 +14,10 @@ import (
 // fails it with SESSION_NOT_FOUND and closes the session, so later
 // submissions to it are refused at once instead of queuing forever.
 func TestQueuedRunOfALostSessionFails(t *testing.T) {
+	synctest.Test(t, testQueuedRunOfALostSessionFails)
+}
+
+func testQueuedRunOfALostSessionFails(t *testing.T) {
 	h := newHarness(t, engine.Config{LeaseDuration: 300 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond,
 		RecoveryInterval: 100 * time.Millisecond}, "")
 	ctx := context.Background()

@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // personEngines opens two engines on one database file: the first executes
@@ -81,6 +83,10 @@ func finalRun(t *testing.T, eng *engine.Engine, id string) *engine.Run {
 // database, reaches the run, and the value is nowhere in the database
 // files or the events; the run's result shows it masked.
 func TestSecretAnswerFromAnotherProcess(t *testing.T) {
+	synctest.Test(t, testSecretAnswerFromAnotherProcess)
+}
+
+func testSecretAnswerFromAnotherProcess(t *testing.T) {
 	const otp = "731902"
 	exec, other, path := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"otp","kind":"secret","message":"Enter the code from your authenticator app"}]}`, 0)
@@ -142,20 +148,19 @@ func TestSecretAnswerFromAnotherProcess(t *testing.T) {
 
 // TestQuestionKinds: a text answer and a confirm reach the run; answers
 // that do not fit are refused with the field named.
-func TestQuestionKinds(t *testing.T) {
+func TestQuestionKinds(t *testing.T) { synctest.Test(t, testQuestionKinds) }
+
+func testQuestionKinds(t *testing.T) {
 	exec, other, _ := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"name","kind":"text","message":"Your name?"},{"requestId":"go","kind":"confirm","message":"Buy it?"}]}`, 0)
 	waitingRun(t, other, id)
-	for {
+	fixture.WaitUntil(t, "both questions to be pending", func() bool {
 		p, err := other.PendingQuestions(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p) == 2 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(p) == 2
+	})
 	v, yes := "Ada", true
 	cases := []struct {
 		name, runID, requestID string
@@ -182,18 +187,13 @@ func TestQuestionKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The message names the question still open, not the one answered.
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	fixture.WaitUntil(t, `progress "waiting for input: Buy it?" after one of two answers`, func() bool {
 		run, err := other.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Progress.Message == "waiting for input: Buy it?" && run.Question != nil && run.Question.RequestID == "go" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after one of two answers: progress %+v, inputRequest %+v", run.Progress, run.Question)
-		}
-	}
+		return run.Progress.Message == "waiting for input: Buy it?" && run.Question != nil && run.Question.RequestID == "go"
+	})
 	if _, err := other.AnswerQuestion(context.Background(), id, "go", engine.Answer{Confirm: &yes}); err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +216,10 @@ func TestQuestionKinds(t *testing.T) {
 // longer than that for its answer still succeeds; the same run with nobody
 // answering stops at the input timeout with reason "no answer".
 func TestWaitDoesNotCountAgainstTimeout(t *testing.T) {
+	synctest.Test(t, testWaitDoesNotCountAgainstTimeout)
+}
+
+func testWaitDoesNotCountAgainstTimeout(t *testing.T) {
 	exec, other, _ := personEngines(t, engine.Config{})
 	id := submitQuestions(t, exec, `{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`, 400)
 	run := waitingRun(t, other, id)

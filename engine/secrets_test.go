@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
@@ -65,7 +66,9 @@ func (s *secretTemplate) Run(ctx context.Context, env engine.Env) (*engine.Outco
 // TestSecretsNeverStored: the template gets the real password, while the
 // database file, events, results, errors, artifacts and logs only ever see
 // "***".
-func TestSecretsNeverStored(t *testing.T) {
+func TestSecretsNeverStored(t *testing.T) { synctest.Test(t, testSecretsNeverStored) }
+
+func testSecretsNeverStored(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bt.db")
 	store, err := db.Open(context.Background(), path)

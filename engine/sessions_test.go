@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // fakeBrowser is an in-memory engine.Browser.
@@ -59,7 +61,9 @@ func (f *fakeBrowser) isOpen(id string) bool {
 	return ok
 }
 
-func TestSessionLifecycle(t *testing.T) {
+func TestSessionLifecycle(t *testing.T) { synctest.Test(t, testSessionLifecycle) }
+
+func testSessionLifecycle(t *testing.T) {
 	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "bt.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -130,13 +134,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if !fb.isOpen(b.ID) {
 		t.Fatal("a session in use expired")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for fb.isOpen(b.ID) {
-		if time.Now().After(deadline) {
-			t.Fatal("an idle session did not expire")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, "the idle session to expire", func() bool { return !fb.isOpen(b.ID) })
 	if _, err := eng.Submit(bg, engine.SubmitRequest{TemplateID: "test_sleep", SessionID: b.ID, Inputs: json.RawMessage(`{}`)}); engine.CodeOf(err) != engine.SessionNotFound {
 		t.Fatalf("submit to an expired session: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -22,6 +23,10 @@ func askArgs(kind, mode string) map[string]any {
 // answer_task_run delivers the answer (refusing one of the wrong kind) and
 // the run finishes with the secret masked; no answer holds the value.
 func TestSyncCallAnswersWhenTheRunAsks(t *testing.T) {
+	synctest.Test(t, testSyncCallAnswersWhenTheRunAsks)
+}
+
+func testSyncCallAnswersWhenTheRunAsks(t *testing.T) {
 	const code = "55501234"
 	eng := newEngine(t, engine.Config{})
 	tc := newTestClient(t, eng)
@@ -73,6 +78,10 @@ func TestSyncCallAnswersWhenTheRunAsks(t *testing.T) {
 // with the related-task metadata, and the client's response answers the
 // run.
 func TestLegacyTaskAsksThroughElicitation(t *testing.T) {
+	synctest.Test(t, testLegacyTaskAsksThroughElicitation)
+}
+
+func testLegacyTaskAsksThroughElicitation(t *testing.T) {
 	eng := newEngine(t, engine.Config{})
 	p := startRawPeerCaps(t, NewServer(eng, ServerOptions{Version: "test"}), false, map[string]any{"elicitation": map[string]any{}})
 	args := askArgs("confirm", "async")
@@ -111,6 +120,10 @@ func TestLegacyTaskAsksThroughElicitation(t *testing.T) {
 // input_required and the question in the run; tasks/result waits while
 // someone answers with answer_task_run.
 func TestLegacyTaskWithoutElicitation(t *testing.T) {
+	synctest.Test(t, testLegacyTaskWithoutElicitation)
+}
+
+func testLegacyTaskWithoutElicitation(t *testing.T) {
 	eng := newEngine(t, engine.Config{})
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	created := p.mustCall("tools/call", map[string]any{"name": "run_task_template", "arguments": askArgs("text", "async"), "task": map[string]any{}})

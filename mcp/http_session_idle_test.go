@@ -9,12 +9,17 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
 
-// idleHarness is an HTTP MCP endpoint with a short session timeout.
+// idleHarness is an HTTP MCP endpoint with a short session timeout, served
+// over in-memory pipes (newMemServer) so that its tests run in a
+// testing/synctest bubble: the timeouts pass on the fake clock, and a busy
+// machine can neither slow them down nor let an idle session's pause look
+// longer than the test meant.
 type idleHarness struct {
 	t      *testing.T
 	eng    *engine.Engine
@@ -28,7 +33,7 @@ func newIdleHarness(t *testing.T, timeout time.Duration) *idleHarness {
 	eng := newEngine(t, engine.Config{})
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	h, reaper := srv.httpHandler(HTTPOptions{SessionTimeout: timeout})
-	ts := httptest.NewServer(h)
+	ts := newMemServer(h)
 	t.Cleanup(ts.Close)
 	return &idleHarness{t: t, eng: eng, srv: srv, ts: ts, reaper: reaper}
 }
@@ -119,6 +124,10 @@ func (h *idleHarness) waitClosed(sid string) {
 }
 
 func TestHTTPIdleSessionsAreClosed(t *testing.T) {
+	synctest.Test(t, testHTTPIdleSessionsAreClosed)
+}
+
+func testHTTPIdleSessionsAreClosed(t *testing.T) {
 	h := newIdleHarness(t, time.Second)
 	h.ts.Client().CloseIdleConnections()
 	// Counted: the goroutines of MCP sessions and HTTP connections only, so
@@ -190,8 +199,12 @@ func (h *idleHarness) stream(sid string) func() {
 }
 
 func TestHTTPSessionsInUseAreKept(t *testing.T) {
-	// 2 s: far longer than any pause between the busy session's pings,
-	// even on a loaded machine.
+	synctest.Test(t, testHTTPSessionsInUseAreKept)
+}
+
+func testHTTPSessionsInUseAreKept(t *testing.T) {
+	// On the bubble's clock the busy session pings exactly every timeout/10,
+	// however loaded the machine.
 	const timeout = 2 * time.Second
 	h := newIdleHarness(t, timeout)
 
@@ -281,6 +294,10 @@ func TestHTTPSessionsInUseAreKept(t *testing.T) {
 }
 
 func TestHTTPSessionReaperForgetsGoneSessions(t *testing.T) {
+	synctest.Test(t, testHTTPSessionReaperForgetsGoneSessions)
+}
+
+func testHTTPSessionReaperForgetsGoneSessions(t *testing.T) {
 	h := newIdleHarness(t, time.Hour)
 	// Made-up ids: 404, and nothing is kept for them.
 	for _, id := range []string{"nope", "also-nope"} {
@@ -318,9 +335,11 @@ func TestHTTPSessionReaperForgetsGoneSessions(t *testing.T) {
 	}
 }
 
-// sessionStacks returns the stacks of the goroutines that serve MCP
-// sessions or HTTP connections (the SDK's, this package's, net/http's).
+// sessionStacks returns the stacks of the goroutines of the calling
+// test's synctest bubble that serve MCP sessions or HTTP connections (the
+// SDK's, this package's, net/http's).
 func sessionStacks() string {
+	synctest.Wait() // no goroutine of the bubble half-started or mid-exit
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -332,8 +351,14 @@ func sessionStacks() string {
 	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
+		// Only the bubble's own goroutines: what other tests left behind
+		// outside it winds down on the real clock and must not count.
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "synctest bubble") {
+			continue
+		}
 		if strings.Contains(g, "go-sdk/mcp") || strings.Contains(g, "browsertask/mcp.") || strings.Contains(g, "net/http.(*conn).serve") {
-			if !strings.Contains(g, "TestHTTPIdleSessionsAreClosed") && !strings.Contains(g, "sessionStacks") {
+			if !strings.Contains(g, "estHTTPIdleSessionsAreClosed") && !strings.Contains(g, "sessionStacks") {
 				out = append(out, g)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,6 +24,10 @@ func (p panickingEngine) Get(ctx context.Context, runID string) (*engine.Run, er
 // TestPanicInAHandlerIsContained: a tool handler that panics answers a
 // JSON-RPC internal error and the server keeps serving the same session.
 func TestPanicInAHandlerIsContained(t *testing.T) {
+	synctest.Test(t, testPanicInAHandlerIsContained)
+}
+
+func testPanicInAHandlerIsContained(t *testing.T) {
 	tc := newTestClient(t, panickingEngine{newEngine(t, engine.Config{})})
 	ctx := context.Background()
 	_, err := tc.cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_task_run", Arguments: map[string]any{"runId": "run_panic"}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -11,7 +12,11 @@ import (
 )
 
 func TestRunModes(t *testing.T) {
-	eng := newEngine(t, engine.Config{AutoSyncBudget: time.Minute})
+	synctest.Test(t, testRunModes)
+}
+
+func testRunModes(t *testing.T) {
+	eng := newEngine(t, engine.Config{AutoSyncBudget: 60000 * time.Millisecond})
 	tc := newTestClient(t, eng)
 	ctx := context.Background()
 
@@ -53,6 +58,10 @@ func TestRunModes(t *testing.T) {
 // autoSyncBudgetMs for a run that goes on, then answers the handle and
 // leaves the run running.
 func TestAutoAnswersAsyncOnceTheBudgetElapsed(t *testing.T) {
+	synctest.Test(t, testAutoAnswersAsyncOnceTheBudgetElapsed)
+}
+
+func testAutoAnswersAsyncOnceTheBudgetElapsed(t *testing.T) {
 	const budget = 300 * time.Millisecond
 	eng := newEngine(t, engine.Config{AutoSyncBudget: budget})
 	tc := newTestClient(t, eng)
@@ -73,6 +82,10 @@ func TestAutoAnswersAsyncOnceTheBudgetElapsed(t *testing.T) {
 }
 
 func TestIdempotentRepeatAnswersInRequestedMode(t *testing.T) {
+	synctest.Test(t, testIdempotentRepeatAnswersInRequestedMode)
+}
+
+func testIdempotentRepeatAnswersInRequestedMode(t *testing.T) {
 	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	ctx := context.Background()
 	key := map[string]any{"idempotencyKey": "k1"}
@@ -138,6 +151,10 @@ func canceledBy(t *testing.T, eng *engine.Engine, id, reason string) {
 }
 
 func TestSyncRequestCancellationCancelsRunOnce(t *testing.T) {
+	synctest.Test(t, testSyncRequestCancellationCancelsRunOnce)
+}
+
+func testSyncRequestCancellationCancelsRunOnce(t *testing.T) {
 	eng := newEngine(t, engine.Config{})
 	tc, logs := newLoggedClient(t, eng)
 	cancel, done := callInBackground(t, tc, runArgs(slowRun, "sync", nil))
@@ -150,7 +167,11 @@ func TestSyncRequestCancellationCancelsRunOnce(t *testing.T) {
 }
 
 func TestAutoRequestCancellationCancelsRun(t *testing.T) {
-	eng := newEngine(t, engine.Config{AutoSyncBudget: time.Minute})
+	synctest.Test(t, testAutoRequestCancellationCancelsRun)
+}
+
+func testAutoRequestCancellationCancelsRun(t *testing.T) {
+	eng := newEngine(t, engine.Config{AutoSyncBudget: 60000 * time.Millisecond})
 	tc, logs := newLoggedClient(t, eng)
 	cancel, done := callInBackground(t, tc, runArgs(slowRun, "auto", nil))
 	cancel()
@@ -160,6 +181,10 @@ func TestAutoRequestCancellationCancelsRun(t *testing.T) {
 }
 
 func TestDeduplicatedSyncCancellationLeavesRunAlone(t *testing.T) {
+	synctest.Test(t, testDeduplicatedSyncCancellationLeavesRunAlone)
+}
+
+func testDeduplicatedSyncCancellationLeavesRunAlone(t *testing.T) {
 	eng := newEngine(t, engine.Config{})
 	tc, logs := newLoggedClient(t, eng)
 	key := map[string]any{"idempotencyKey": "shared"}
@@ -176,6 +201,10 @@ func TestDeduplicatedSyncCancellationLeavesRunAlone(t *testing.T) {
 }
 
 func TestProgressNotificationsWithToken(t *testing.T) {
+	synctest.Test(t, testProgressNotificationsWithToken)
+}
+
+func testProgressNotificationsWithToken(t *testing.T) {
 	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	// 40 items, 20 ms apart: a burst of updates that must be throttled to
 	// a few notifications (at most one per progressInterval).
@@ -210,6 +239,10 @@ func TestProgressNotificationsWithToken(t *testing.T) {
 }
 
 func TestNoProgressWithoutToken(t *testing.T) {
+	synctest.Test(t, testNoProgressWithoutToken)
+}
+
+func testNoProgressWithoutToken(t *testing.T) {
 	tc := newTestClient(t, newEngine(t, engine.Config{}))
 	res, sc := tc.call(t, context.Background(), "run_task_template", runArgs(map[string]any{"items": 3, "sleepMs": 50}, "sync", nil))
 	if res.IsError || sc["status"] != "succeeded" {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -42,6 +43,10 @@ func TestTasksCapabilityAndToolExecution(t *testing.T) {
 }
 
 func TestTaskLifecycleOverStdio(t *testing.T) {
+	synctest.Test(t, testTaskLifecycleOverStdio)
+}
+
+func testTaskLifecycleOverStdio(t *testing.T) {
 	eng := newEngine(t, taskTestConfig())
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	p := startRawPeer(t, srv)
@@ -185,6 +190,10 @@ func TestTaskTTLCappedAndFloored(t *testing.T) {
 }
 
 func TestTaskIdempotencyKeyGivesTheSameTask(t *testing.T) {
+	synctest.Test(t, testTaskIdempotencyKeyGivesTheSameTask)
+}
+
+func testTaskIdempotencyKeyGivesTheSameTask(t *testing.T) {
 	eng := newEngine(t, taskTestConfig())
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	opts := map[string]any{"options": map[string]any{"idempotencyKey": "k-1", "mode": "sync"}}
@@ -339,12 +348,16 @@ func TestTasksListPagesNewestFirst(t *testing.T) {
 }
 
 func TestStdioShutdownReleasesWaitingTaskResult(t *testing.T) {
+	synctest.Test(t, testStdioShutdownReleasesWaitingTaskResult)
+}
+
+func testStdioShutdownReleasesWaitingTaskResult(t *testing.T) {
 	eng := newEngine(t, taskTestConfig())
 	p := startRawPeerOn(t, NewServer(eng, ServerOptions{Version: "test"}), true)
 	task := p.mustCall("tools/call", taskCall(map[string]any{"items": 300, "sleepMs": 50}, map[string]any{}, nil))["task"].(map[string]any)
 	id := task["taskId"].(string)
 	p.start("tasks/result", map[string]any{"taskId": id})
-	time.Sleep(100 * time.Millisecond)
+	synctest.Wait() // tasks/result is waiting on the run
 	if !p.stop(3 * time.Second) {
 		t.Fatal("ServeStdio did not return on shutdown while tasks/result was waiting")
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -98,6 +99,10 @@ func submitEcho(t *testing.T, eng *engine.Engine, inputs string) string {
 // about time: an empty answer not before waitMs, and well before a large
 // bound (a loaded machine is late, not stuck).
 func TestSubscribeReturnsOnTheEventAndEmptyAtWaitMs(t *testing.T) {
+	synctest.Test(t, testSubscribeReturnsOnTheEventAndEmptyAtWaitMs)
+}
+
+func testSubscribeReturnsOnTheEventAndEmptyAtWaitMs(t *testing.T) {
 	clock := newCommitClock()
 	eng, _ := startEngine(t, engineOpts{wrap: func(s engine.Store) engine.Store { clock.Store = s; return clock }})
 	tc := newTestClient(t, eng)

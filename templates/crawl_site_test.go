@@ -213,6 +213,9 @@ func TestCrawlSiteConcurrentEachPageOnce(t *testing.T) {
 		}
 	})
 	t.Run("http", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("long by nature (about 2 600 pages fetched over HTTP); the full suite runs it")
+		}
 		srv := fixture.New(t)
 		for _, c := range []struct{ maxPages, maxDepth, want int }{
 			{500, 3, 500},                      // maxPages binds inside depth 3
@@ -291,6 +294,9 @@ func outOfOrder(t *testing.T, items []engine.Item) bool {
 // finished page is fetched again, and the two attempts together crawl
 // the pages a fresh crawl does.
 func TestCrawlSiteFrontierRestored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long by nature (three crawls of a site whose pages answer after 4-16 ms); the full suite runs it")
+	}
 	const prefix = "/big/slow/4/"
 	srv := fixture.New(t)
 	inputs := mustJSON(t, map[string]any{"startUrl": srv.URL(prefix + "0"), "maxPages": 1000, "maxDepth": 3,

@@ -18,6 +18,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/web"
 )
 
@@ -123,23 +124,18 @@ func (e *env) waitQuestions(id string, n int) []engine.Question {
 	}
 }
 
-// waitStatus polls the engine until the run has status.
+// waitStatus polls the engine until the run has status (fixture.WaitUntil).
 func (e *env) waitStatus(id string, want engine.RunStatus) *engine.Run {
 	e.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r, err := e.eng.Get(context.Background(), id)
-		if err != nil {
+	var r *engine.Run
+	fixture.WaitUntil(e.t, "run "+id+" to be "+string(want), func() bool {
+		var err error
+		if r, err = e.eng.Get(context.Background(), id); err != nil {
 			e.t.Fatal(err)
 		}
-		if r.Status == want {
-			return r
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("run %s is %s, want %s", id, r.Status, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return r.Status == want
+	})
+	return r
 }
 
 // pngBase64 is a 240x150 gradient PNG, base64-encoded.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 func TestHistoryListsForgottenRuns(t *testing.T) {
@@ -17,20 +18,13 @@ func TestHistoryListsForgottenRuns(t *testing.T) {
 	failed := e.submit(map[string]any{"fail": true})
 	// Both runs end and are forgotten at once (runTtlMs 1 ms); the janitor
 	// keeps their history.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	fixture.WaitUntil(t, "both runs in the history", func() bool {
 		h, err := e.eng.History(context.Background(), 10, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.Total == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("history after 30 s: %+v, want both runs", h)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return h.Total == 2
+	})
 	if code, _ := get(t, e, "/runs/"+ok, nil); code != http.StatusNotFound {
 		t.Fatalf("the forgotten run's page: %d, want 404", code)
 	}

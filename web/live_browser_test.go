@@ -124,23 +124,20 @@ func (e *liveEnv) waitRun(id string) *engine.Run {
 	return r
 }
 
-// waitStatus polls the engine until the run has status.
+// waitStatus polls the engine until the run has status; a run that ends
+// with another status fails at once.
 func (e *liveEnv) waitStatus(id string, want engine.RunStatus) {
 	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	fixture.WaitUntil(e.t, "run "+id+" to be "+string(want), func() bool {
 		r, err := e.eng.Get(context.Background(), id)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		if r.Status == want {
-			return
-		}
-		if r.Status.Terminal() || time.Now().After(deadline) {
+		if r.Status != want && r.Status.Terminal() {
 			e.t.Fatalf("run %s is %s, want %s", id, r.Status, want)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return r.Status == want
+	})
 }
 
 // frameSrc is the live view's first frame image source.

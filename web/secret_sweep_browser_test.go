@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // formSite serves one GET form per charset and records what the browser
@@ -101,22 +102,21 @@ func (fs *formSite) lastQuery() string {
 // waitQuestion waits until run id asks requestID.
 func (e *liveEnv) waitQuestion(id, requestID string) {
 	e.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	fixture.WaitUntil(e.t, "run "+id+" to ask "+requestID, func() bool {
 		pending, err := e.eng.PendingQuestions(context.Background(), id)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		for _, q := range pending {
 			if q.RequestID == requestID {
-				return
+				return true
 			}
 		}
-		if r, err := e.eng.Get(context.Background(), id); err != nil || r.Status.Terminal() || time.Now().After(deadline) {
+		if r, err := e.eng.Get(context.Background(), id); err != nil || r.Status.Terminal() {
 			e.t.Fatalf("run %s never asked %s (%+v, %v)", id, requestID, r, err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 // confirm answers yes to run id's question requestID.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // bbTransport starts a process with args and returns a connected session.
@@ -379,16 +381,13 @@ func contractProgress(t *testing.T, cs *sdk.ClientSession, pl *progressLog) {
 	if err != nil || res.IsError {
 		t.Fatalf("sync call with a progressToken: %v %v", err, res)
 	}
-	// Notifications may trail the answer by a moment.
+	// Notifications may trail the answer by a moment: wait for them, with
+	// no bound of our own (how soon they come is not the promise).
 	var got []*sdk.ProgressNotificationParams
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if got = pl.of(token); len(got) >= 2 {
-			break
-		}
-	}
-	if len(got) < 2 {
-		t.Fatalf("want several progress notifications for a 5-step sync run, got %d", len(got))
-	}
+	fixture.WaitUntil(t, "several progress notifications for a 5-step sync run", func() bool {
+		got = pl.of(token)
+		return len(got) >= 2
+	})
 	for i, p := range got {
 		if i > 0 && p.Progress < got[i-1].Progress {
 			t.Errorf("progress went backwards: %v then %v", got[i-1].Progress, p.Progress)
