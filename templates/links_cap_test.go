@@ -115,7 +115,10 @@ func TestCapsAreInTheSchemas(t *testing.T) {
 		info func() string
 		want []string
 	}{
-		{"batch_extract_pages", func() string { i := NewBatchExtractPages(nil).Info(); return string(i.InputSchema) + string(i.ResultSchema) },
+		{"batch_extract_pages", func() string {
+			i := NewBatchExtractPages(nil).Info()
+			return string(i.InputSchema) + string(i.ResultSchema)
+		},
 			[]string{fmt.Sprint(maxLinksPerPage, " distinct links"), fmt.Sprint(maxTextChars, " characters"), "linksCapped", "linksTruncated", "textTruncated", "fieldsCapped"}},
 		{"crawl_site", func() string { i := NewCrawlSite(nil).Info(); return string(i.InputSchema) + string(i.ResultSchema) },
 			[]string{fmt.Sprint(maxLinksPerPage, " distinct links"), fmt.Sprint(crawlLinksRead, " distinct"), fmt.Sprint(maxTextChars, " characters"), "linksCapped", "textTruncated", "fieldsCapped"}},
