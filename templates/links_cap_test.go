@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/internal/extract/page"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // manyLinksSite serves a page "/" with 1500 distinct links: the first 1100
@@ -132,4 +136,49 @@ func TestCapsAreInTheSchemas(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCrawlFollowsEveryLinkOfPostgresBookIndex: the real case of issue 28
+// item 6. Debian's postgresql-doc-15 bookindex.html has 1256 distinct
+// links (fragments of 800 pages; 147 of them linked only past the 1000th
+// link). A crawl of depth 1 from it (render http) visits every page it
+// links to, those included, and the index says linksCapped {found 1256,
+// kept 1000, read 1256}.
+func TestCrawlFollowsEveryLinkOfPostgresBookIndex(t *testing.T) {
+	dir := fixture.CorpusDir(t, fixture.CorpusPostgres)
+	base := fixture.ServeCorpus(t, dir)
+	start := base + "/bookindex.html"
+	env := newEnv(t, mustJSON(t, map[string]any{"startUrl": start, "maxPages": 1000, "maxDepth": 1,
+		"render": "http", "includeLinks": true, "concurrency": 4}))
+	if _, err := runTemplate(t, NewCrawlSite(nil), env); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "bookindex.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := page.ParseString(string(raw), start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, found := d.CountedLinks(crawlLinksRead)
+	want := map[string]bool{}
+	for _, u := range append([]string{normalizeLink(start)}, linkTargets(links)...) {
+		if strings.HasPrefix(u, base+"/") {
+			want[u] = true
+		}
+	}
+	pages := env.pagesJSON(t)
+	got := map[string]bool{}
+	for _, p := range pages {
+		got[p.URL] = true
+	}
+	late := base + "/sql-prepare-transaction.html"
+	if found != 1256 || !reflect.DeepEqual(got, want) || !got[late] {
+		t.Fatalf("index with %d distinct links: crawled %d pages, want %d (%s among them: %v)", found, len(got), len(want), late, got[late])
+	}
+	if c := pages[0].LinksCapped; c == nil || *c != (linksCap{Found: 1256, Kept: 1000, Read: 1256}) {
+		t.Fatalf("bookindex.html: linksCapped %+v", c)
+	}
+	t.Logf("bookindex.html: %d distinct links, %d pages crawled", found, len(got))
 }
