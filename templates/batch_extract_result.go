@@ -16,6 +16,8 @@ type pageSummary struct {
 	Fields     map[string]any `json:"fields"`
 	// FieldsCapped names the fields the caps cut (absent when none).
 	FieldsCapped map[string]page.FieldCap `json:"fieldsCapped,omitempty"`
+	// LinksCapped says how a cap cut the page's links (links_cap.go).
+	LinksCapped *linksCap `json:"linksCapped,omitempty"`
 	// FieldsOmitted is true when the run's result had no room left for
 	// this page's fields (maxResultBytes): pages.json has them.
 	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
@@ -31,7 +33,7 @@ type pageSummary struct {
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, FieldsOmitted: p.FieldsOmitted, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, LinksCapped: p.LinksCapped, FieldsOmitted: p.FieldsOmitted, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
 }
 
 // batchSummary counts the pages.

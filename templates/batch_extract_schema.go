@@ -36,8 +36,8 @@ func batchInputSchema() string {
       }
     },
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" loads each in Chromium (pages built by JavaScript, the default); \"http\" fetches the HTML with an HTTP client and extracts it without a browser (no renderer per page; for server-rendered pages: documentation, articles, listings): the same fields, text, links and meta, but nothing scripts add; \"auto\" fetches over HTTP and uses the browser only where needed: per host it renders its first 2 pages (and 1 in 20 later ones) both ways and switches a host whose HTML lacks what the browser shows (or is an empty app shell) to the browser; each page says renderedBy and renderReason. Prefer \"auto\" for many pages on sites you do not know (several times faster than \"browser\" on server-rendered sites, the same fields); \"browser\" for a few pages or pages known to need JavaScript. In a named session (sessionId) the browser is used."},
-    "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text (at most 20000 characters) in pages.json."},
-    "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json (the first 1000 distinct links; linksTruncated: true when the page has more)."},
+    "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text in pages.json (at most 20000 characters; textTruncated: true when the page had more)."},
+    "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json (the first 1000 distinct links, each text cut at 200 characters; a page with more says linksTruncated: true and linksCapped {found, kept})."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
     "blockResources": ` + blockResourcesSchema + `,
     "concurrency": ` + concurrencySchema() + `,
@@ -69,6 +69,7 @@ const batchResultSchema = `{
           "fields": {"type": "object"},
           "fieldsOmitted": {"type": "boolean", "description": "true when the run's result had no room left for this page's fields (the fields of all pages in a result stop at 8 MiB); pages.json has them."},
           "fieldsCapped": {"type": "object", "description": "The fields whose value was capped (see inputs.fields), name → {matches: elements matched, kept: values returned, cut: values shortened}; absent when none was."},
+          "linksCapped": {"type": "object", "description": "With includeLinks, when the page had more than 1000 distinct links: {found: distinct links on the page, kept: links in pages.json}; absent otherwise."},
           "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
           "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: fields differ (price)\", \"app shell: …\", \"not HTML (…)\")."},

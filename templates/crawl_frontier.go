@@ -13,44 +13,66 @@ import (
 
 // crawl_site's frontier: every URL the crawl knows — done, being visited or
 // queued — at most maxPages of them, deduplicated by the normalised URL
-// (normalizeLink). A free worker takes the queued URL that comes first in
-// breadth-first order (depth, then discovery sequence) as soon as its tab
-// is free; there is no barrier between levels. A page's links join the
-// frontier when the page is finished, numbered in the order they are
-// found.
+// (normalizeLink).
+//
+// Rank. Every known URL has a rank, its sequence number: the start URL is
+// 0, and the links a page adds are numbered after those of every page
+// ranked before it, in the order they appear on the page. That is the
+// order of a breadth-first crawl done one page at a time: by depth, then
+// the rank of the page that found the URL first, then the link's place on
+// that page. maxPages keeps the first maxPages URLs of that order, so the
+// pages a crawl keeps are the same whatever the render mode, the number of
+// tabs and the order in which pages finish.
+//
+// The cut waits for lower ranks (rather than fetching past it and dropping
+// pages): a page's links are applied — admitted, numbered, counted
+// against maxPages — only once every page ranked before it is finished
+// and applied. A finished page whose turn has not come waits with the
+// links it found (pending). A URL is admitted only when its rank is
+// final, so every URL handed out is kept: no fetch is wasted, and a tab
+// waits only when every admitted URL is taken and the page next in rank
+// is still loading. Because pages are applied in rank order, a URL is
+// admitted at its breadth-first depth (every page of a lower depth was
+// applied before), so maxDepth means what it says and at most two depths
+// are ever in flight. To bound the links waiting in memory, a URL ranked
+// more than crawlWindow places after the first page not applied yet
+// waits too.
 //
 // The frontier lives in the run's checkpoints, so a resumed attempt needs
 // no table of its own: each page's checkpoint carries its depth (in the
-// page output) and a crawlRecord — its sequence number and the links it
-// added, numbered from FirstSeq. Links are queued only once the
-// checkpoint that adds them is stored, so every checkpoint is reachable
-// from the start URL through stored checkpoints, whatever order the pages
-// finished in; rebuild replays the records from the start URL and gets
-// back exactly the URLs known, their depths and sequence numbers, which
-// are done and which are still to visit.
-//
-// Two depths at most are in flight at once: a URL of depth d is taken only
-// while no page of depth below d-1 is unfinished. A page of depth d may
-// finish before one of depth d-1 and add a link at d+1 that the other
-// would have found at d: a link found again at a lower depth before it is
-// taken has its depth lowered (and the finding page's record says so, in
-// Lowered), and once a URL of depth d is taken, no page that could find
-// it at a lower depth is left. So every page is visited at its
-// breadth-first depth, and maxDepth means what it says; when maxPages
-// binds, which pages of the last depth make the cut depends on the order
-// pages finish (with concurrency 1 it is exactly breadth-first).
+// page output) and a crawlRecord — its rank and the links the frontier
+// may admit from it (Found: new when the page finished, within the
+// places left). A page's links are applied only once its checkpoint is
+// stored, so rebuild, replaying the records from the start URL in rank
+// order, admits exactly the URLs the earlier attempt admitted, with the
+// same ranks and depths, and goes on from there.
+
+// crawlWindow is how far past the first page not applied yet a URL may be
+// handed out: the pages finished out of rank order that wait with their
+// links are at most this many.
+const crawlWindow = 256
 
 // crawlRecord is what a page's checkpoint holds for the frontier.
 type crawlRecord struct {
-	// Seq is the page's discovery sequence number (the start URL is 0).
+	// Seq is the page's rank (the start URL is 0).
 	Seq int `json:"seq"`
-	// Added are the links the page added to the frontier, at its depth
-	// + 1, numbered FirstSeq, FirstSeq+1, … in this order.
-	Added    []string `json:"added"`
-	FirstSeq int      `json:"firstSeq"`
-	// Lowered are links the frontier knew at a greater depth, not taken
-	// yet, that the page found at its depth + 1.
-	Lowered []string `json:"lowered,omitempty"`
+	// Found are the links of the page the frontier may admit at its depth
+	// + 1, normalised and followed, in page order: those it did not know
+	// when the page finished, at most as many as places were left. They
+	// are admitted, skipping those known by then, when the page's turn
+	// comes.
+	Found []string `json:"found"`
+	// Added is Found in checkpoints written before the frontier ranked
+	// its URLs (read as Found).
+	Added []string `json:"added,omitempty"`
+}
+
+// links returns the record's Found (or, in an older checkpoint, Added).
+func (r *crawlRecord) links() []string {
+	if r.Found == nil {
+		return r.Added
+	}
+	return r.Found
 }
 
 // crawlCheckpoint is a page's checkpointed output: the page as pages.json
@@ -61,13 +83,13 @@ type crawlCheckpoint struct {
 	Frontier *crawlRecord `json:"frontier,omitempty"`
 }
 
-// crawlNode is a known URL's place in the breadth-first order.
+// crawlNode is a known URL's place in the crawl: its depth and rank.
 type crawlNode struct {
 	depth, seq int
 }
 
 // before reports whether n comes before o: lower depth first, then the
-// one found first.
+// lower rank.
 func (n crawlNode) before(o crawlNode) bool {
 	if n.depth != o.depth {
 		return n.depth < o.depth
@@ -76,8 +98,8 @@ func (n crawlNode) before(o crawlNode) bool {
 }
 
 // crawlFrontier is the frontier of one attempt. Pool indexes name its
-// URLs: the frontier is the only one adding URLs to pool, so its i-th node
-// is the pool's i-th URL.
+// URLs: the frontier is the only one adding URLs to pool and adds them in
+// rank order, so its i-th node is the pool's i-th URL and has rank i.
 type crawlFrontier struct {
 	pool     *urlPool
 	maxPages int
@@ -89,155 +111,116 @@ type crawlFrontier struct {
 	mu    sync.Mutex
 	known map[string]int // normalised URL → pool index
 	nodes []crawlNode    // by pool index
-	queue crawlQueue     // pool indexes to visit, breadth-first first
-	// taken marks the pool indexes next handed out (visited or being
-	// visited): their depth no longer changes.
-	taken    map[int]bool
+	queue crawlQueue     // pool indexes to visit, lowest rank first
+	// applied is how many nodes, in rank order, had their links applied;
+	// pending holds the Found links of finished nodes ranked after them.
+	applied  int
+	pending  map[int][]string
 	inflight int // taken by next, not yet stored
-	// inflightAt counts the pages in flight by depth.
-	inflightAt map[int]int
-	nextSeq    int
 	// wake is closed (and replaced) when the queue or inflight changes.
 	wake chan struct{}
 }
 
 func newCrawlFrontier(pool *urlPool, maxPages, maxDepth int, follow func(string) bool) *crawlFrontier {
 	f := &crawlFrontier{pool: pool, maxPages: maxPages, maxDepth: maxDepth, follow: follow,
-		known: map[string]int{}, taken: map[int]bool{}, inflightAt: map[int]int{}, wake: make(chan struct{})}
+		known: map[string]int{}, pending: map[int][]string{}, wake: make(chan struct{})}
 	f.queue.nodes = &f.nodes
 	return f
 }
 
 // admitLocked adds url as a known node and returns its pool index.
-func (f *crawlFrontier) admitLocked(url string, n crawlNode) int {
+func (f *crawlFrontier) admitLocked(url string, depth int) int {
 	i := len(f.nodes)
 	f.known[url] = i
-	f.nodes = append(f.nodes, n)
+	f.nodes = append(f.nodes, crawlNode{depth, i})
 	f.pool.add(url)
 	return i
 }
 
+// applyLocked applies the pending links of the nodes whose turn has come,
+// in rank order: each link not known yet is admitted at the node's depth
+// + 1, while places are left, and queued.
+func (f *crawlFrontier) applyLocked() {
+	for {
+		found, ok := f.pending[f.applied]
+		if !ok {
+			return
+		}
+		delete(f.pending, f.applied)
+		d := f.nodes[f.applied].depth + 1
+		for _, u := range found {
+			if len(f.nodes) >= f.maxPages {
+				break
+			}
+			if _, dup := f.known[u]; !dup {
+				heap.Push(&f.queue, f.admitLocked(u, d))
+			}
+		}
+		f.applied++
+	}
+}
+
 // rebuild makes the frontier of an attempt from the start URL and the
-// checkpoints of earlier attempts (prior, by URL): the pages they finished
-// are restored into the pool, not visited again; the links they added are
-// known with their depth and sequence number, and queued unless finished.
+// checkpoints of earlier attempts (prior, by URL): replaying the records
+// in rank order admits the URLs the earlier attempts admitted; the pages
+// they finished are restored into the pool, not visited again, the others
+// queued.
 func (f *crawlFrontier) rebuild(start string, prior map[string]engine.Item) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cps := make(map[string]*crawlCheckpoint, len(prior))
-	f.nextSeq = 1
-	for url, it := range prior {
+	f.admitLocked(start, 0)
+	var todo []int
+	for i := 0; i < len(f.nodes); i++ {
+		url := f.pool.urls[i]
+		it, done := prior[url]
+		if !done {
+			todo = append(todo, i)
+			continue
+		}
+		f.pool.restored(i, it)
 		cp := &crawlCheckpoint{}
 		if json.Unmarshal(it.Output, cp) != nil {
 			cp = &crawlCheckpoint{}
 		}
-		cps[url] = cp
-		if r := cp.Frontier; r != nil {
-			f.nextSeq = max(f.nextSeq, r.Seq+1, r.FirstSeq+len(r.Added))
-		}
-	}
-	// Breadth first from the start URL over the stored records: every
-	// page finished is reached through the checkpoint that added it. A
-	// finished page keeps the depth it was visited at; a URL still to
-	// visit gets the lowest depth a finished page found it at (Lowered
-	// may name it before the record that adds it is replayed).
-	lowest := map[string]int{}
-	var queued []int
-	work := []int{f.admitLocked(start, crawlNode{0, 0})}
-	for len(work) > 0 {
-		i := work[0]
-		work = work[1:]
-		url := f.pool.urls[i]
-		it, done := prior[url]
-		if !done {
-			queued = append(queued, i)
-			continue
-		}
-		f.pool.restored(i, it)
-		f.taken[i] = true
-		cp := cps[url]
-		if cp.Frontier != nil && cp.Depth < f.nodes[i].depth {
-			f.nodes[i].depth = cp.Depth
-		}
-		n := f.nodes[i]
-		if r := cp.Frontier; r != nil {
-			for j, l := range r.Added {
-				if _, dup := f.known[l]; !dup && len(f.nodes) < f.maxPages {
-					work = append(work, f.admitLocked(l, crawlNode{n.depth + 1, r.FirstSeq + j}))
-				}
-			}
-			for _, l := range r.Lowered {
-				if d, ok := lowest[l]; !ok || n.depth+1 < d {
-					lowest[l] = n.depth + 1
-				}
-			}
-			continue
-		}
-		// A checkpoint without a record: its links, found again.
 		var found []string
-		if n.depth < f.maxDepth {
-			found = followed(linkTargets(cp.Links), f.follow)
+		switch {
+		case f.nodes[i].depth >= f.maxDepth:
+		case cp.Frontier != nil:
+			found = cp.Frontier.links()
+		default:
+			// A checkpoint without a record: its links, found again.
+			found = followed(linkTargets(cp.Links), f.follow, f.maxPages)
 		}
-		added, _ := f.addLocked(found, n.depth+1)
-		work = append(work, added...)
+		f.pending[i] = found
+		f.applyLocked()
 	}
-	for _, i := range queued {
-		if d, ok := lowest[f.pool.urls[i]]; ok && d < f.nodes[i].depth {
-			f.nodes[i].depth = d
-		}
-		heap.Push(&f.queue, i)
-	}
+	// applyLocked queued every URL it admitted, finished or not.
+	f.queue.idx = todo
+	heap.Init(&f.queue)
 }
 
-// addLocked admits the URLs of found (normalised, followed) that are not
-// known yet at depth d, in order, within maxPages, numbering them from
-// nextSeq. It returns their pool indexes and their first sequence number.
-func (f *crawlFrontier) addLocked(found []string, d int) ([]int, int) {
-	first := f.nextSeq
-	var added []int
-	for _, u := range found {
-		if len(f.nodes) >= f.maxPages {
-			break
-		}
-		if _, dup := f.known[u]; dup {
-			continue
-		}
-		added = append(added, f.admitLocked(u, crawlNode{d, f.nextSeq}))
-		f.nextSeq++
-	}
-	return added, first
-}
-
-// unknown returns the URLs of urls the frontier does not know (none once
-// it is full) or knows at a depth greater than d and has not handed out.
-func (f *crawlFrontier) unknown(urls []string, d int) []string {
+// unknown returns the URLs of urls the frontier does not know, in order
+// (none once it is full).
+func (f *crawlFrontier) unknown(urls []string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	full := len(f.nodes) >= f.maxPages
+	if len(f.nodes) >= f.maxPages {
+		return nil
+	}
 	out := urls[:0:0]
 	for _, u := range urls {
-		i, dup := f.known[u]
-		if (!dup && !full) || (dup && !f.taken[i] && f.nodes[i].depth > d) {
+		if _, dup := f.known[u]; !dup {
 			out = append(out, u)
 		}
 	}
 	return out
 }
 
-// lowerLocked gives the URLs of found the frontier knows at a depth
-// greater than d, not handed out yet, depth d, and returns them.
-func (f *crawlFrontier) lowerLocked(found []string, d int) []string {
-	var lowered []string
-	for _, u := range found {
-		if i, dup := f.known[u]; dup && !f.taken[i] && f.nodes[i].depth > d {
-			f.nodes[i].depth = d
-			lowered = append(lowered, u)
-		}
-	}
-	if len(lowered) > 0 {
-		heap.Init(&f.queue)
-	}
-	return lowered
+// places returns how many more URLs the frontier may admit.
+func (f *crawlFrontier) places() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.maxPages - len(f.nodes)
 }
 
 // linkTargets returns a page's links normalised (normalizeLink), each
@@ -254,10 +237,14 @@ func linkTargets(links []page.Link) []string {
 	return out
 }
 
-// followed returns the URLs follow accepts, in order.
-func followed(urls []string, follow func(string) bool) []string {
+// followed returns the first max URLs of urls that follow accepts, in
+// order.
+func followed(urls []string, follow func(string) bool, max int) []string {
 	out := urls[:0:0]
 	for _, u := range urls {
+		if len(out) >= max {
+			break
+		}
 		if follow(u) {
 			out = append(out, u)
 		}
@@ -265,17 +252,16 @@ func followed(urls []string, follow func(string) bool) []string {
 	return out
 }
 
-// next hands a worker the queued URL that comes first (depth, then
-// sequence), waiting while the queue is empty and pages in flight may
-// still add links. It reports false once the crawl is done or ctx ended.
+// next hands a worker the queued URL of lowest rank, waiting while the
+// queue is empty (or its first URL is past the window) and pages in
+// flight may still add links. It reports false once the crawl is done or
+// ctx ended.
 func (f *crawlFrontier) next(ctx context.Context) (int, bool) {
 	for {
 		f.mu.Lock()
-		if f.queue.Len() > 0 && f.mayTakeLocked(f.nodes[f.queue.idx[0]].depth) {
+		if f.queue.Len() > 0 && f.queue.idx[0] < f.applied+crawlWindow {
 			i := heap.Pop(&f.queue).(int)
-			f.taken[i] = true
 			f.inflight++
-			f.inflightAt[f.nodes[i].depth]++
 			f.mu.Unlock()
 			return i, true
 		}
@@ -293,46 +279,27 @@ func (f *crawlFrontier) next(ctx context.Context) (int, bool) {
 	}
 }
 
-// mayTakeLocked reports whether a URL of depth d may be taken now: no page
-// of depth below d-1 is in flight (one could still find it at a lower
-// depth).
-func (f *crawlFrontier) mayTakeLocked(d int) bool {
-	for depth, n := range f.inflightAt {
-		if n > 0 && depth < d-1 {
-			return false
-		}
-	}
-	return true
-}
-
-// finish records what page i (taken by next) adds to the frontier: its
-// new links are known from now on (no other page adds them again) and
-// written into its checkpoint, cp.Frontier; the returned function queues
-// them, once that checkpoint is stored. The links are filtered outside
-// the lock: under trust restricted the URL policy resolves host names.
+// finish records what page i (taken by next) may add to the frontier: the
+// followed links of cp.Links it does not know yet, within the places left
+// (places only shrink and known URLs stay known, so none the page's turn
+// would admit is left out), written into its checkpoint, cp.Frontier. The
+// returned function, called once that checkpoint is stored, hands them to
+// the frontier, which applies them in rank order. The links are filtered
+// outside the lock: under trust restricted the URL policy resolves host
+// names.
 func (f *crawlFrontier) finish(i int, cp *crawlCheckpoint) func() {
 	n := f.node(i)
-	var found []string
+	found := []string{}
 	if n.depth < f.maxDepth {
-		found = followed(f.unknown(linkTargets(cp.Links), n.depth+1), f.follow)
+		found = followed(f.unknown(linkTargets(cp.Links)), f.follow, f.places())
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	lowered := f.lowerLocked(found, n.depth+1)
-	added, first := f.addLocked(found, n.depth+1)
-	rec := &crawlRecord{Seq: n.seq, FirstSeq: first, Added: make([]string, len(added)), Lowered: lowered}
-	for j, a := range added {
-		rec.Added[j] = f.pool.urls[a]
-	}
-	cp.Depth, cp.Frontier = n.depth, rec
+	cp.Depth, cp.Frontier = n.depth, &crawlRecord{Seq: n.seq, Found: found}
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		for _, a := range added {
-			heap.Push(&f.queue, a)
-		}
+		f.pending[i] = found
+		f.applyLocked()
 		f.inflight--
-		f.inflightAt[n.depth]--
 		close(f.wake)
 		f.wake = make(chan struct{})
 	}
@@ -355,7 +322,7 @@ func (f *crawlFrontier) queued() int {
 	return f.queue.Len()
 }
 
-// order returns every pool index in breadth-first order.
+// order returns every pool index in rank order.
 func (f *crawlFrontier) order() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -367,7 +334,7 @@ func (f *crawlFrontier) order() []int {
 	return out
 }
 
-// crawlQueue is a heap of pool indexes, breadth-first order first.
+// crawlQueue is a heap of pool indexes, lowest rank first.
 type crawlQueue struct {
 	idx   []int
 	nodes *[]crawlNode

@@ -35,7 +35,10 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
 	// Links are always extracted: they are the frontier. Checkpoints and
 	// pages.json keep them only when the inputs ask for them.
+	// The frontier reads up to crawlLinksRead links of a page, pages.json
+	// lists maxLinksPerPage of them (cutCrawlLinks).
 	opts := withCaps(page.Options{Fields: pageFields(in.Fields), Text: in.IncludeText, Links: true, Meta: in.IncludeMeta})
+	opts.MaxLinks = crawlLinksRead
 	r := &crawlRun{in: in}
 	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
@@ -116,9 +119,7 @@ func (r *crawlRun) finished(i int, done pageDone) (pageDone, func()) {
 		r.pool.mu.Unlock()
 	}
 	queue := r.front.finish(i, cp)
-	if !r.in.IncludeLinks {
-		cp.Links = nil
-	}
+	cutCrawlLinks(&cp.pageOut, r.in.IncludeLinks)
 	return pageDone{out: cp, failure: done.failure}, queue
 }
 

@@ -47,8 +47,8 @@ func crawlInputSchema() string {
       "additionalProperties": {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
         {"type": "object", "additionalProperties": false, "required": ["selector"], "properties": {
           "selector": {"type": "string", "minLength": 1, "maxLength": 1000}, "attr": {"type": "string", "minLength": 1, "maxLength": 200}, "all": {"type": "boolean"}}}]}},
-    "includeText": {"type": "boolean", "default": false, "description": "Include each page's visible text (at most 20000 characters) in pages.json."},
-    "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json (the first 1000 distinct links; linksTruncated: true when the page has more)."},
+    "includeText": {"type": "boolean", "default": false, "description": "Include each page's visible text in pages.json (at most 20000 characters; textTruncated: true when the page had more)."},
+    "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json (the first 1000 distinct links; a page with more says linksTruncated: true and linksCapped {found, kept, read}). Listed or not, the crawl follows every link of a page up to 100000 distinct ones (a page with more says linksCapped.read)."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
     "blockResources": ` + blockResourcesSchema + `,
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, fields, title and links, and a host whose HTML differs or is an empty app shell is read in the browser from then on; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
@@ -69,6 +69,7 @@ const crawlResultSchema = `{
         "title": {"type": "string"}, "depth": {"type": "integer"}, "fields": {"type": "object"},
         "fieldsOmitted": {"type": "boolean", "description": "true when the result had no room left for this page's fields (8 MiB for all pages); pages.json has them."},
         "fieldsCapped": {"type": "object", "description": "The fields whose value was capped, name → {matches, kept, cut}; absent when none was."},
+        "linksCapped": {"type": "object", "description": "When a cap left links out: {found: distinct links on the page, kept: links in pages.json (1000 at most, 0 without includeLinks), read: links the crawl followed from (100000 at most)}; absent otherwise."},
         "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
         "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: links differ\", \"app shell: …\")."},
         "error": ` + errorObjectSchema + `}}},
@@ -82,7 +83,9 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 		TemplateID: "crawl_site", Version: 1, Versions: []int{1},
 		Title: "Crawl a website",
 		Description: "Starts at startUrl and follows links breadth first: the start page is depth 0, its links depth 1, " +
-			"and so on up to maxDepth (default " + strconv.Itoa(defaultCrawlDepth) + "), visiting at most maxPages pages (default " + strconv.Itoa(defaultCrawlPages) + ", at most the server's maxUrls), " +
+			"and so on up to maxDepth (default " + strconv.Itoa(defaultCrawlDepth) + "), visiting at most maxPages pages (default " + strconv.Itoa(defaultCrawlPages) + ", at most the server's maxUrls): " +
+			"the first maxPages in breadth-first order (depth, then the order of the page that found a link, then the link's place on it), " +
+			"the same pages whatever render and concurrency, " +
 			"by default only on the start page's origin (sameOrigin), optionally filtered by include/exclude URL globs " +
 			"(* = any characters). Each page gets the same output as batch_extract_pages (final URL, HTTP status, " +
 			"title, fields, optional text, links, meta) plus its depth; pages.json holds everything. Use it to " +

@@ -12,12 +12,14 @@ import (
 // and each page visited, the start page included, gives one object.
 //
 // A page's checkpoint is its structuredItem with its depth and the
-// frontier's record of the links it added (structuredItem.Frontier, the
-// same JSON as crawl_site's checkpoints), so a resumed attempt rebuilds
-// the frontier from the checkpoints made for its outputSchema: a finished
-// page is neither fetched nor sent to the model again, and the pages it
-// led to are queued again at their depth. The links come from the HTML
-// the page was filled from (the browser's document, or the fetched HTML).
+// frontier's record of its rank and the links it found (structuredItem.
+// Frontier, the same JSON as crawl_site's checkpoints), so a resumed
+// attempt rebuilds the frontier from the checkpoints made for its
+// outputSchema: a finished page is neither fetched nor sent to the model
+// again, and the pages it led to are queued again at their depth. The links come from the HTML
+// the page was filled from (the browser's document, or the fetched HTML),
+// every one up to crawlLinksRead; the pages kept under maxPages are the
+// first in rank order, as crawl_site's.
 
 // runCrawl crawls from inputs.startUrl with pool (its work already set by
 // readPagesWith) and fills the schema from every page visited; items.json

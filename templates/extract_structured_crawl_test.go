@@ -107,7 +107,7 @@ func TestExtractStructuredCrawl(t *testing.T) {
 		}
 	}
 	want := []string{srv.URL("/products/jsonld"), srv.URL("/products/microdata"), srv.URL("/products/og"), srv.URL("/products/page2")}
-	if first.Frontier == nil || !reflect.DeepEqual(first.Frontier.Added, want) || itemDepth(first.Depth) != 0 {
+	if first.Frontier == nil || !reflect.DeepEqual(first.Frontier.Found, want) || itemDepth(first.Depth) != 0 {
 		t.Fatalf("checkpoint of the start page: frontier %+v, depth %d", first.Frontier, itemDepth(first.Depth))
 	}
 	if p := env.progress[len(env.progress)-1]; p.DoneSteps != 7 || p.TotalSteps != 7 || strings.Contains(p.Message, "more may be found") {

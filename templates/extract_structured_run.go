@@ -378,7 +378,7 @@ func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 			out.Error = parseFailure(out.URL, err, advice)
 			return nil
 		}
-		pp.links = d.Links(maxLinksPerPage)
+		pp.links = d.Links(crawlLinksRead) // the frontier reads them all (links_cap.go)
 	}
 	return pp
 }

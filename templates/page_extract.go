@@ -30,8 +30,11 @@ type pageOut struct {
 	FieldsOmitted bool `json:"fieldsOmitted,omitempty"`
 	// LinksTruncated is true when the page had more than maxLinksPerPage
 	// distinct links (only the first are in Links).
-	LinksTruncated bool              `json:"linksTruncated,omitempty"`
-	Meta           map[string]string `json:"meta,omitempty"`
+	LinksTruncated bool `json:"linksTruncated,omitempty"`
+	// LinksCapped says how many links the page has and how many Links
+	// (and a crawl's frontier) kept, when a cap left some out (links_cap.go).
+	LinksCapped *linksCap         `json:"linksCapped,omitempty"`
+	Meta        map[string]string `json:"meta,omitempty"`
 	// RenderedBy says how the page was read: "browser" (Chromium) or
 	// "http" (fetched and parsed without a browser; render "http").
 	RenderedBy string `json:"renderedBy,omitempty"`
@@ -39,6 +42,9 @@ type pageOut struct {
 	// page (render_auto.go); empty otherwise.
 	RenderReason string        `json:"renderReason,omitempty"`
 	Error        *engine.Error `json:"error"`
+	// linksFound is the extraction's count of distinct links (past the
+	// cap), for a crawl to say what it cut (cutCrawlLinks).
+	linksFound int
 }
 
 // withCaps is o with the text, link and field caps of every extraction:
@@ -141,10 +147,12 @@ const extractJS = `((cfg) => {
       // An <a> inside inline SVG has an SVGAnimatedString href: HTML links only.
       const href = a.href;
       if (typeof href !== 'string' || !href || seen.has(href)) continue;
-      if (out.links.length >= cfg.maxLinks) { out.linksTruncated = true; break; }
       seen.add(href);
+      // Past maxLinks the hrefs are only counted (linksFound).
+      if (out.links.length >= cfg.maxLinks) { out.linksTruncated = true; continue; }
       out.links.push({href, text: clean(a.innerText || a.textContent).slice(0, 200)});
     }
+    out.linksFound = seen.size;
   }
   if (cfg.meta) {
     out.meta = {};
@@ -206,6 +214,7 @@ func mergeResult(x *page.Result, out *pageOut) error {
 	}
 	out.Title, out.Fields, out.Text, out.TextTruncated = x.Title, x.Fields, x.Text, x.TextTruncated
 	out.Links, out.Meta, out.LinksTruncated = x.Links, x.Meta, x.LinksTruncated
+	out.linksFound, out.LinksCapped = x.LinksFound, linksCapOf(x.LinksFound, len(x.Links))
 	out.FieldsCapped = nil
 	if len(x.FieldsCapped) > 0 {
 		out.FieldsCapped = x.FieldsCapped

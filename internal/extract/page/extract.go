@@ -78,8 +78,11 @@ type Result struct {
 	Links         []Link  `json:"links,omitempty"`
 	// LinksTruncated is true when the page had more distinct links than
 	// MaxLinks.
-	LinksTruncated bool              `json:"linksTruncated"`
-	Meta           map[string]string `json:"meta,omitempty"`
+	LinksTruncated bool `json:"linksTruncated"`
+	// LinksFound is how many distinct links the page has, counted past
+	// MaxLinks, so a cut can say what it left out (templates' linksCapped).
+	LinksFound int               `json:"linksFound,omitempty"`
+	Meta       map[string]string `json:"meta,omitempty"`
 }
 
 // maxLinkText is how many UTF-16 code units of a link's text are kept.
@@ -149,7 +152,8 @@ func (e *Extractor) Extract(d *Document) *Result {
 		r.Text, r.TextTruncated = &t, cut
 	}
 	if e.opts.Links {
-		r.Links, r.LinksTruncated = d.CappedLinks(e.opts.MaxLinks)
+		r.Links, r.LinksFound = d.CountedLinks(e.opts.MaxLinks)
+		r.LinksTruncated = r.LinksFound > len(r.Links)
 	}
 	if e.opts.Meta {
 		r.Meta = d.Meta()
@@ -282,12 +286,17 @@ func (d *Document) Links(max int) []Link {
 // CappedLinks is Links, also reporting whether the page had more distinct
 // links than max (the result's linksTruncated).
 func (d *Document) CappedLinks(max int) (links []Link, truncated bool) {
+	links, found := d.CountedLinks(max)
+	return links, found > len(links)
+}
+
+// CountedLinks is Links, also counting the page's distinct links past max
+// (the result's linksFound): a cut can say how many it left out. Only the
+// hrefs past max are kept (to count them once), not their text.
+func (d *Document) CountedLinks(max int) (links []Link, found int) {
 	out := []Link{}
 	seen := map[string]bool{}
 	walk(d.root, func(n *html.Node) bool {
-		if truncated {
-			return false
-		}
 		if !isHTML(n, atom.A) {
 			return true
 		}
@@ -299,11 +308,10 @@ func (d *Document) CappedLinks(max int) (links []Link, truncated bool) {
 		if href == "" || seen[href] {
 			return true
 		}
-		if len(out) >= max {
-			truncated = true
-			return false
-		}
 		seen[href] = true
+		if len(out) >= max {
+			return true
+		}
 		t := d.innerText(n)
 		if t == "" {
 			t = textContent(n)
@@ -311,7 +319,7 @@ func (d *Document) CappedLinks(max int) (links []Link, truncated bool) {
 		out = append(out, Link{Href: href, Text: cutUTF16(clean(t), maxLinkText)})
 		return true
 	})
-	return out, truncated
+	return out, len(seen)
 }
 
 // Meta returns the meta tags as the browser script collects them: for each
