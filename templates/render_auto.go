@@ -101,7 +101,7 @@ type autoRender struct {
 	// links: compare the pages' links too (they are extracted).
 	links bool
 	// everyPage, when set, is the reason every page goes to the browser.
-	everyPage           string
+	everyPage            string
 	first, every, enough int
 
 	mu     sync.Mutex
