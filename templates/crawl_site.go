@@ -51,7 +51,7 @@ func crawlInputSchema() string {
     "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json (the first 1000 distinct links; linksTruncated: true when the page has more)."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
     "blockResources": ` + blockResourcesSchema + `,
-    "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per host the first 2 pages and 1 in 20 later ones are also rendered in the browser and compared, fields, title and links, and a host whose HTML differs or is an empty app shell is read in the browser from then on; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
+    "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per section of a site (host and first path directory: /library/, / for root pages) the first pages and 1 in 20 later ones, until 4 matched, are also rendered in the browser and compared, fields, title and links; a section where the browser shows what the HTML lacks is read in the browser from then on, an app shell page (noscript) goes to the browser alone; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
     "concurrency": ` + concurrencySchema() + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
     "waitFor": ` + waitForSchema + `
@@ -70,7 +70,7 @@ const crawlResultSchema = `{
         "fieldsOmitted": {"type": "boolean", "description": "true when the result had no room left for this page's fields (8 MiB for all pages); pages.json has them."},
         "fieldsCapped": {"type": "object", "description": "The fields whose value was capped, name → {matches, kept, cut}; absent when none was."},
         "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
-        "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"host needs JavaScript: links differ\", \"app shell: …\")."},
+        "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"group /docs/ needs JavaScript: /docs/a.html: links differ\": the section, the page that proved it, what differed; \"app shell: …\")."},
         "error": ` + errorObjectSchema + `}}},
     "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
   }
