@@ -229,12 +229,14 @@ func (a *autoRender) fetched(g *autoGroup, pg *fetch.Page, pageErr *engine.Error
 			}
 		}
 		return "", true
+	case pg.Status < 200 || pg.Status > 299:
+		// An error status is the page's answer whatever its type (a
+		// text/plain 404 too): served over HTTP, no vote.
+		return a.switchedReason(g), true
 	case !pg.IsHTML():
 		return "not HTML (" + pg.ContentType + ")", true
 	case pg.Truncated:
 		return fmt.Sprintf("HTML over %d bytes", pg.Bytes), true
-	case pg.Status < 200 || pg.Status > 299:
-		return a.switchedReason(g), true
 	}
 	return "", false
 }
