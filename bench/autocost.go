@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -32,7 +33,7 @@ type autoCostResult struct {
 	Pages, Tabs  int
 	CPU          map[string][]float64 // render → ms/page per repeat
 	Share        []float64            // auto's pages over HTTP per repeat
-	Reasons      map[string]int       // auto's renderReasons (last repeat)
+	Reasons      map[string]int       // auto's renderReasons, failed pages, all repeats
 	AutoOverHTTP float64              // median ratio auto/http CPU per page
 }
 
@@ -66,7 +67,7 @@ func benchAutoCost(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 	if _, _, err := autoCostRun(ctx, bs.cl, urls[:min(10, len(urls))], o.tabs, "browser"); err != nil {
 		return nil, fmt.Errorf("warm-up: %w", err)
 	}
-	res := &autoCostResult{Corpus: o.autoCostCorpus, Pages: len(urls), Tabs: o.tabs, CPU: map[string][]float64{}}
+	res := &autoCostResult{Corpus: o.autoCostCorpus, Pages: len(urls), Tabs: o.tabs, CPU: map[string][]float64{}, Reasons: map[string]int{}}
 	var ratios []float64
 	for r := 0; r < o.repeats; r++ {
 		perPage := map[string]float64{}
@@ -81,7 +82,12 @@ func benchAutoCost(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 			perPage[mode] = (s1 - s0 + b1 - b0) * 1000 / float64(len(urls))
 			res.CPU[mode] = append(res.CPU[mode], perPage[mode])
 			if mode == "auto" {
-				res.Share, res.Reasons = append(res.Share, share), reasons
+				res.Share = append(res.Share, share)
+			}
+			for k, n := range reasons {
+				if mode == "auto" || strings.HasSuffix(k, ": failed pages") {
+					res.Reasons[k] += n
+				}
 			}
 		}
 		ratios = append(ratios, ratio(perPage["auto"], perPage["http"]))
@@ -90,7 +96,7 @@ func benchAutoCost(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 			ratio(perPage["auto"], perPage["http"]), ratio(perPage["browser"], perPage["http"]))
 	}
 	res.AutoOverHTTP = median(ratios)
-	fmt.Fprintf(out, "13. render auto's cost on %s (%d pages, fields h1 and all h2, %d tabs, median of %d): CPU ms/page (this process + Chromium) http %.1f, auto %.1f, browser %.1f → auto/http %.2f× (target ≤ 3: %s), browser/http %.1f×; auto %.1f%% over HTTP; auto's reasons %s\n",
+	fmt.Fprintf(out, "13. render auto's cost on %s (%d pages, fields h1 and all h2, %d tabs, median of %d): CPU ms/page (this process + Chromium) http %.1f, auto %.1f, browser %.1f → auto/http %.2f× (target ≤ 3: %s), browser/http %.1f×; auto %.1f%% over HTTP; auto's browser pages and every mode's failed pages over all repeats %s\n",
 		res.Corpus, res.Pages, res.Tabs, len(ratios), median(res.CPU["http"]), median(res.CPU["auto"]), median(res.CPU["browser"]),
 		res.AutoOverHTTP, verdict(res.AutoOverHTTP <= 3), ratio(median(res.CPU["browser"]), median(res.CPU["http"])),
 		100*median(res.Share), reasonList(res.Reasons))
@@ -98,8 +104,9 @@ func benchAutoCost(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 }
 
 // autoCostRun is one batch_extract_pages run of scenario 13; it returns
-// the pages' renderReasons (counted, group reasons cut after the group)
-// and the share read over HTTP.
+// the pages' renderReasons (counted, group reasons cut after the group;
+// failed pages under "<render>: failed pages") and the share read over
+// HTTP.
 func autoCostRun(ctx context.Context, cl *client, urls []string, tabs int, render string) (map[string]int, float64, error) {
 	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
 		"urls": urls, "concurrency": tabs, "render": render,
@@ -108,19 +115,36 @@ func autoCostRun(ctx context.Context, cl *client, urls []string, tabs int, rende
 	if err != nil {
 		return nil, 0, err
 	}
-	pages, err := finishedPages(ctx, cl, id, len(urls))
+	// A page failing under load (a timeout in Chromium) costs CPU like
+	// any other: a partial success is measured, its failures counted.
+	run, err := cl.waitRun(ctx, id, 50*time.Millisecond)
 	if err != nil {
 		return nil, 0, err
+	}
+	if (run.Status != "succeeded" && run.Status != "partial_success") || len(run.ArtifactIDs) == 0 {
+		return nil, 0, fmt.Errorf("run %s ended %s: %s", id, run.Status, run.Error)
+	}
+	data, err := cl.readArtifact(ctx, run.ArtifactIDs[0], true)
+	if err != nil {
+		return nil, 0, err
+	}
+	var pages []json.RawMessage
+	if err := json.Unmarshal(data, &pages); err != nil || len(pages) != len(urls) {
+		return nil, 0, fmt.Errorf("pages.json: %d pages, want %d (%v)", len(pages), len(urls), err)
 	}
 	reasons := map[string]int{}
 	overHTTP := 0
 	for _, raw := range pages {
 		var p struct {
-			RenderedBy   string `json:"renderedBy"`
-			RenderReason string `json:"renderReason"`
+			RenderedBy   string          `json:"renderedBy"`
+			RenderReason string          `json:"renderReason"`
+			Error        json.RawMessage `json:"error"`
 		}
 		if json.Unmarshal(raw, &p) != nil {
 			continue
+		}
+		if len(p.Error) > 0 && string(p.Error) != "null" {
+			reasons[render+": failed pages"]++
 		}
 		if p.RenderedBy == "http" {
 			overHTTP++

@@ -106,6 +106,7 @@ func checkAutoAgainstBrowser(t *testing.T, base string, auto, browsed map[string
 	}
 	overHTTP, textRule, switched := 0, 0, 0
 	reasons := map[string]int{}
+	groupWhy := map[string]string{} // a switched group's reason, once
 	var differ []string
 	classes := map[string]int{} // "text rule" / "other" → pages
 	for u, a := range auto {
@@ -123,6 +124,7 @@ func checkAutoAgainstBrowser(t *testing.T, base string, auto, browsed map[string
 				t.Errorf("page %s: group reason %q names no page or difference", u, r)
 			}
 			r = r[:strings.Index(r, reasonNeedsJS)+len(reasonNeedsJS)] + "…"
+			groupWhy[r] = a.RenderReason
 		}
 		reasons[a.RenderedBy+"/"+r]++
 		b, ok := browsed[u]
@@ -161,6 +163,9 @@ func checkAutoAgainstBrowser(t *testing.T, base string, auto, browsed map[string
 	share := 100 * float64(overHTTP) / float64(max(1, len(auto)))
 	t.Logf("%d pages (browser-only crawl %d): %d over HTTP (%.1f%%), %d samples differing only by a text rule, %d pages in switched groups; by renderer and reason %v",
 		len(auto), len(browsed), overHTTP, share, textRule, switched, reasons)
+	for _, why := range groupWhy {
+		t.Logf("switched: %s", why)
+	}
 	if len(differ) > 0 {
 		// "text rule": the HTTP path keeps text the browser does not show
 		// (the text rule both paths share must hide it); "other": auto
