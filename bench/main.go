@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // options are the command's flags.
@@ -61,13 +62,17 @@ type options struct {
 	crawlPages int
 	// mixedPages is scenario 8's pages per host of the mixed site.
 	mixedPages int
+	// autoCostCorpus is the documentation corpus of scenario 13
+	// (autocost.go).
+	autoCostCorpus string
 }
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost (and the diagnostic browsercost)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.mixedPages, "mixed-pages", 100, "pages per host of the mixed site (4 hosts) in scenario 8")
+	flag.StringVar(&o.autoCostCorpus, "autocost-corpus", fixture.CorpusPython, "documentation corpus (internal/fixture) whose every page scenario 13 (autocost) reads")
 	flag.IntVar(&o.crawlPages, "crawl-pages", 2000, "pages crawl_site visits on the generated site (scenario 10; at most 2000)")
 	flag.IntVar(&o.pages, "pages", 1000, "fixture pages per batch_extract_pages run")
 	flag.IntVar(&o.blockingPages, "blocking-pages", 300, "pages with images and a web font per run in the resource blocking scenario (blocking)")
@@ -204,6 +209,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[10] crawl_site: %d pages of a generated site, %d tabs, render auto and browser\n", o.crawlPages, o.tabs)
 		if res.crawl, err = benchCrawl(ctx, o, log, out); err != nil {
 			return fmt.Errorf("crawl: %w", err)
+		}
+	}
+	if want["autocost"] {
+		fmt.Fprintf(out, "[13] render auto's cost: every page of %s, %d tabs, %d repeats: render http, auto, browser\n", o.autoCostCorpus, o.tabs, o.repeats)
+		if _, err := benchAutoCost(ctx, o, log, out); err != nil {
+			return fmt.Errorf("autocost: %w", err)
 		}
 	}
 	if want["memory"] {

@@ -84,6 +84,12 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 		return out, nil, nil
 	}
 	out.HTTPStatus, out.FinalURL = pg.Status, pg.URL
+	if !pg.IsHTML() && pg.Status >= 400 {
+		// The status is the page's failure, whatever the body's type.
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
+			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+		return out, pg, nil
+	}
 	if !pg.IsHTML() {
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
 			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})

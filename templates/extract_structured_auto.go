@@ -12,60 +12,61 @@ import (
 // render "auto" for extract_structured: the rules of render_auto.go, with
 // the schema's properties where batch_extract_pages has its fields. Every
 // page is fetched over HTTP and filled from that HTML; the browser is used
-// per host (scheme, host and port) only where the HTML is not the page a
-// browser shows:
+// per group (a host's first path directory, render_auto_group.go) only
+// where the HTML is not the page a browser shows:
 //
-//   - A host's first autoFirstPages pages that HTTP reads cleanly (2xx
-//     HTML), and every autoSampleEvery-th later one, are also rendered in
-//     the browser and what the two documents give is compared (before any
-//     model is asked): the properties filled and their values, the final
-//     URL and, in a crawl, the links. A difference (the browser's HTML
-//     fills a property the HTTP HTML did not, or gives another value)
-//     sends the host to the browser for the rest of the run. Pages of a
-//     host whose first samples are still being rendered wait for them.
+//   - A group's first pages that HTTP reads cleanly (2xx HTML), and
+//     every autoSampleEvery-th later one until autoEnoughSamples matched,
+//     are also rendered in the browser and what the two documents give is
+//     compared (before any model is asked): the properties filled and
+//     their values, the final URL and, in a crawl, the links. A difference
+//     (the browser's HTML fills a property the HTTP HTML did not, or gives
+//     another value) sends the group to the browser for the rest of the
+//     run, naming the page. Pages of a group whose first samples are
+//     still being rendered wait for them.
 //   - HTML that is an application shell (a <noscript> asking for
-//     JavaScript, or a body with next to no text and a script) sends its
-//     host to the browser at once; HTML from which no property is filled
-//     is rendered too and sends the host to the browser when the browser
-//     fills some.
+//     JavaScript, or a body with next to no text and a script) is that
+//     page's property: it is rendered and compared like a sample; HTML
+//     from which no property is filled is rendered too. Either moves the
+//     group only when the browser's document differs.
 //   - Not HTML, a body over the size limit or a network failure of the
-//     HTTP client: that page is read in the browser, the host is not
+//     HTTP client: that page is read in the browser, the group is not
 //     switched. A page answering HTTP >= 400 fails as with render "http".
 //   - A page read both ways is filled from the browser's document; when
 //     the browser failed on it, from the HTTP one.
 //
 // The model, when one is configured, is asked once per page, for what the
 // chosen document left missing. items.json says renderedBy and, for the
-// browser, renderReason ("sample", "host needs JavaScript: properties
-// only the browser filled (price)", "app shell: …"). A resumed attempt
-// rebuilds the host decisions from the checkpoints (autoRender.restore).
+// browser, renderReason ("sample", "group /shop/ needs JavaScript:
+// /shop/1: properties only the browser filled (price)", "app shell: …").
+// A resumed attempt rebuilds the group decisions from the checkpoints
+// (autoRender.restore).
 
 // structuredAuto reads extract_structured's pages with render "auto".
 type structuredAuto struct {
 	r    *structuredRun
 	f    *fetch.Fetcher
 	tabs *lazyTabs
-	// hosts keeps the per-host decisions; only its host bookkeeping
-	// (host, plan, resolve, switchHost, switched, restore) is used.
+	// hosts keeps the per-group decisions; only its group bookkeeping
+	// (group, plan, resolve, switchedReason, restore) is used.
 	hosts *autoRender
 }
 
 // newStructuredAuto prepares render "auto" for run r: f fetches over
 // HTTP, tabs hands out the browser's tabs.
 func newStructuredAuto(r *structuredRun, f *fetch.Fetcher, tabs *lazyTabs) *structuredAuto {
-	return &structuredAuto{r: r, f: f, tabs: tabs,
-		hosts: &autoRender{first: autoFirstPages, every: autoSampleEvery, hosts: map[string]*autoHost{}}}
+	return &structuredAuto{r: r, f: f, tabs: tabs, hosts: newAutoBook()}
 }
 
 // page reads and fills one URL the way render "auto" decides. The page's
 // problems are in its Error; a non-nil error is fatal for the run.
 func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem, error) {
-	k := hostKey(url)
+	k := groupKey(url)
 	if k == "" {
 		return a.viaBrowser(ctx, url, "not an http(s) URL")
 	}
-	h := a.hosts.host(k)
-	if reason := a.hosts.switched(h); reason != "" {
+	h := a.hosts.group(k)
+	if reason := a.hosts.switchedReason(h); reason != "" {
 		return a.viaBrowser(ctx, url, reason)
 	}
 	out, pg := a.r.fetch(ctx, a.f, url)
@@ -83,18 +84,15 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 		// flattened (parse_failure.go, outer_html.go).
 		return a.viaBrowser(ctx, url, reasonTooDeep)
 	}
-	switch doc.AppShell(nil) {
-	case page.ShellNoscript:
-		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"noscript asks for JavaScript"))
-	case page.ShellNoText:
-		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"next to no text in the HTML"))
-	}
+	// An app shell is the page's own property: it is rendered and
+	// compared like a sample (render_auto.go).
+	shell := shellReason(doc)
 	pp := a.r.parse(out, pg.Body)
 	if pp == nil {
 		return out, nil
 	}
-	check := len(pp.found.Sources) == 0
-	sample, reason := a.hosts.plan(ctx, h, check)
+	check := shell == "" && len(pp.found.Sources) == 0
+	sample, reason := a.hosts.plan(ctx, h, shell != "" || check)
 	switch {
 	case ctx.Err() != nil:
 		return out, nil
@@ -115,10 +113,11 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	}
 	diff := a.differences(out, pp, bout, bpp)
 	switch {
-	case diff != "" && check:
-		bout.RenderReason = a.hosts.resolve(h, false, reasonShell+"no property of the schema in the HTML")
 	case diff != "":
-		bout.RenderReason = a.hosts.resolve(h, false, reasonNeedsJS+diff)
+		bout.RenderReason = a.hosts.resolve(h, false, groupReason(h, url, diff))
+	case shell != "":
+		a.hosts.resolve(h, true, "")
+		bout.RenderReason = shell
 	case check:
 		a.hosts.resolve(h, true, "")
 		bout.RenderReason = reasonChecked

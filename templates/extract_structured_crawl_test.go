@@ -330,10 +330,11 @@ func TestExtractStructuredBlockResources(t *testing.T) {
 
 // TestExtractStructuredRenderAuto: render "auto" gives the objects render
 // "browser" gives. Over the fixture's host (127.0.0.1) the first two
-// pages are rendered both ways and match, the others are served over
-// HTTP only; on a second host (localhost) the page whose product data a
-// script writes sends the host to the browser, so its next page is read
-// there without an HTTP fetch.
+// /products/ pages are rendered both ways and match, the others are
+// served over HTTP only; on a second host (localhost) the page whose
+// product data a script writes sends its group (/products/) to the
+// browser, naming itself, so the group's next page is read there without
+// an HTTP fetch.
 func TestExtractStructuredRenderAuto(t *testing.T) {
 	srv := fixture.New(t)
 	m := testManager(t)
@@ -372,7 +373,8 @@ func TestExtractStructuredRenderAuto(t *testing.T) {
 	}
 	items := itemsJSON(t, env.fakeEnv)
 	type how struct{ by, reason string }
-	want := []how{{"browser", "sample"}, {"browser", "sample"}, {"http", ""}, {"http", ""}, {"http", ""}, {"browser", reasonNeedsJS}, {"browser", reasonNeedsJS}}
+	switched := reasonGroup + "/products/" + reasonNeedsJS + "/products/scripted: "
+	want := []how{{"browser", "sample"}, {"browser", "sample"}, {"http", ""}, {"http", ""}, {"http", ""}, {"browser", switched}, {"browser", switched}}
 	// Requests per page in the auto run: HTTP and the browser for a
 	// sample, one for the others (the switched host's page: the browser).
 	wantHits := []int{2, 2, 1, 1, 1, 2, 1}
@@ -389,7 +391,7 @@ func TestExtractStructuredRenderAuto(t *testing.T) {
 		t.Errorf("the scripted page's reason %q does not name the properties only the browser filled", r)
 	}
 	if items[6].RenderReason != items[5].RenderReason {
-		t.Errorf("the switched host's next page: reason %q, want the host's %q", items[6].RenderReason, items[5].RenderReason)
+		t.Errorf("the switched group's next page: reason %q, want the group's %q", items[6].RenderReason, items[5].RenderReason)
 	}
 }
 

@@ -1,0 +1,84 @@
+package templates
+
+import (
+	"context"
+	"sync"
+
+	"github.com/browsertask/browsertask/browser"
+)
+
+// lazyTabs hands out the tabs of a run whose pages need the browser only
+// now and then (render "auto"): the session is opened on the first
+// take, a tab taken when no idle one is left, and tabs go back to the
+// idle list after their page (closed instead after a crash or when they
+// stopped answering). At most as many tabs are open as pages render at
+// once, so never more than the run's workers.
+type lazyTabs struct {
+	// ctx is the run's: tabs are taken for its whole length.
+	ctx   context.Context
+	open  func() (*browser.Session, error)
+	setup func(ctx context.Context, tb *browser.Tab) error
+
+	mu   sync.Mutex
+	sess *browser.Session
+	idle []*browser.Tab
+}
+
+// take returns an idle tab or a new one (opening the session first when
+// needed). Errors: the session cannot be opened, a tab cannot be taken or
+// set up (fatal for the run unless ctx ended).
+func (l *lazyTabs) take(ctx context.Context) (*browser.Tab, error) {
+	l.mu.Lock()
+	if n := len(l.idle); n > 0 {
+		tb := l.idle[n-1]
+		l.idle = l.idle[:n-1]
+		l.mu.Unlock()
+		return tb, nil
+	}
+	if l.sess == nil {
+		s, err := l.open()
+		if err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+		l.sess = s
+	}
+	sess := l.sess
+	l.mu.Unlock()
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	tb, err := sess.AcquireTab(l.ctx)
+	if err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	if l.setup != nil {
+		if err := l.setup(ctx, tb); err != nil {
+			tb.Release(false)
+			return nil, err
+		}
+	}
+	return tb, nil
+}
+
+// put gives a tab back after its page; failed says the page failed (the
+// tab is then checked before it is reused).
+func (l *lazyTabs) put(tb *browser.Tab, failed bool) {
+	if tb.Crashed() || (failed && !tb.Healthy()) {
+		tb.Release(false)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.idle = append(l.idle, tb)
+}
+
+// close releases the idle tabs (at the end of the run).
+func (l *lazyTabs) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, tb := range l.idle {
+		tb.Release(true)
+	}
+	l.idle = nil
+}
