@@ -99,7 +99,7 @@ func TestComparePages(t *testing.T) {
 	src := sphinxSource(t)
 	text := func(s string) *string { return &s }
 	b := Page{URL: "u", FinalURL: "u", HTTPStatus: 200, Title: "json — JSON", Text: text("json — JSON Text one."),
-		Links: []Link{{Href: "http://127.0.0.1:9/library/library/", Text: "Library"}},
+		Links:  []Link{{Href: "http://127.0.0.1:9/library/library/", Text: "Library"}},
 		Fields: map[string]any{"h1": "json — JSON", "h2s": []any{}}, Meta: map[string]string{}}
 	h := b
 	h.Text = text("json — JSON¶ Text one.")
