@@ -83,7 +83,10 @@ func benchFidelity(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 		if err != nil {
 			return nil, err
 		}
-		r, err := fidelity.Run(ctx, ex, fidelity.Corpus{Name: c.Name, Generator: c.Generator, Dir: cdir, BaseURL: cs.URL(), Pages: pages})
+		name := c.Name
+		progress := func(done, total int) { fmt.Fprintf(out, "  %s: %d/%d pages compared\n", name, done, total) }
+		r, err := fidelity.Run(ctx, ex, fidelity.Corpus{Name: c.Name, Generator: c.Generator, Dir: cdir, BaseURL: cs.URL(),
+			Pages: pages, Progress: progress})
 		cs.Close()
 		if err != nil {
 			return nil, err

@@ -26,6 +26,9 @@ type Corpus struct {
 	BaseURL string
 	// Pages are the pages to compare, paths relative to Dir.
 	Pages []string
+	// Progress, when set, is told after each batch how many pages are
+	// compared (a full run takes minutes per corpus).
+	Progress func(done, total int)
 }
 
 // BatchSize is how many URLs one batch_extract_pages run takes (the
@@ -79,6 +82,9 @@ func Run(ctx context.Context, ex Extractor, c Corpus) (*Report, error) {
 			}
 			src, _ := ReadSource(filepath.Join(c.Dir, filepath.FromSlash(rel)), urls[i], c.Dir) // nil: classes without the markup
 			r.Add(rel, b, h, src)
+		}
+		if c.Progress != nil {
+			c.Progress(r.Pages, len(c.Pages))
 		}
 	}
 	r.Elapsed = time.Since(start)
