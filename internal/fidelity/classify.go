@@ -104,9 +104,14 @@ func classifyText(b, h string, src *Source, bothCut bool) (class, detail string)
 	}
 	bt, ht := Tokens(b), Tokens(h)
 	onlyB, onlyH := minus(bt, ht), minus(ht, bt)
-	if bothCut && len(ht)-len(onlyH) < len(bt) {
-		bt = bt[:len(ht)-len(onlyH)]
-		onlyB = minus(bt, ht)
+	if bothCut {
+		bt = alignCut(bt, ht, len(onlyH))
+		// The cap may end the HTTP text inside the word the browser's has
+		// whole.
+		if nb, nh := len(bt), len(ht); nb > 0 && nh > 0 && bt[nb-1] != ht[nh-1] && strings.HasPrefix(bt[nb-1], ht[nh-1]) {
+			bt, ht = bt[:nb-1], ht[:nh-1]
+		}
+		onlyB, onlyH = minus(bt, ht), minus(ht, bt)
 	}
 	detail = tokenDetail(onlyB, onlyH)
 	if bothCut {
@@ -133,6 +138,26 @@ func classifyText(b, h string, src *Source, bothCut bool) (class, detail string)
 	}
 	slices.Sort(parts)
 	return strings.Join(slices.Compact(parts), "+"), detail
+}
+
+// alignCut cuts the browser's tokens bt where the HTTP path's cut text ht
+// ends: after the last place bt holds the eight tokens before ht's last
+// (which the cap may have cut mid-word), plus one; or, when they are not
+// found, after as many tokens as the two share (len(ht) − hiddenN).
+func alignCut(bt, ht []string, hiddenN int) []string {
+	const w = 8
+	if len(ht) > w {
+		tail := ht[len(ht)-w-1 : len(ht)-1]
+		for i := len(bt) - w; i >= 0; i-- {
+			if slices.Equal(bt[i:i+w], tail) {
+				return bt[:min(i+w+1, len(bt))]
+			}
+		}
+	}
+	if n := len(ht) - hiddenN; n >= 0 && n < len(bt) {
+		return bt[:n]
+	}
+	return bt
 }
 
 // browserExtraClass names why the browser read the tokens extra: more

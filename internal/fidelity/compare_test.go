@@ -83,6 +83,7 @@ func TestClassifyText(t *testing.T) {
 		{"text-transform", "LIBRARY Text", "Library Text", ClassTransform, false},
 		{"charset", "caf\ufffd", "café", ClassCharset, false},
 		{"cut at the cap", "Text one. Library", "Text one.¶", ClassCSSHidden, true},
+		{"cut at the cap, aligned", "a b c d e f g h i j Library k l m", "a ¶ b c d e f g h i j Libr", ClassCSSHidden, true},
 	}
 	for _, c := range cases {
 		got, detail := classifyText(c.b, c.h, src, c.cut)
