@@ -14,7 +14,8 @@ import (
 // the rules explains.
 const (
 	// ClassPageFailed: the page failed (error, status, final URL) on one
-	// path only, or differently on both.
+	// path only, or differently on both; ":script-navigation" or
+	// ":timeout" follows when the cause is known (compare.go failure).
 	ClassPageFailed = "page-failed"
 	// ClassWhitespace: the same characters, whitespace placed differently
 	// (a word boundary one path sees and the other not).

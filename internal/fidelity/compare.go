@@ -40,9 +40,9 @@ func Compare(name string, b, h Page, src *Source) []Diff {
 	add := func(aspect, class, detail string) {
 		out = append(out, Diff{Page: name, Aspect: aspect, Class: class, Detail: detail})
 	}
-	if why := failure(b, h); why != "" {
+	if class, why := failure(b, h); why != "" {
 		for _, a := range Aspects {
-			add(a, ClassPageFailed, why)
+			add(a, class, why)
 		}
 		return out
 	}
@@ -92,10 +92,13 @@ func Compare(name string, b, h Page, src *Source) []Diff {
 	return out
 }
 
-// failure says how the page failed on one path only or differently; ""
-// when both read it alike (both succeeded, or both failed with the same
-// code and status).
-func failure(b, h Page) string {
+// failure says how the page failed on one path only or differently, and
+// its class: ClassPageFailed, with the cause after a colon when it is
+// known ("page-failed:script-navigation": the page's script took the
+// browser elsewhere, e.g. to https; "page-failed:timeout": the load event
+// did not come in time). Both are "" when both paths read the page alike
+// (both succeeded, or both failed with the same code and status).
+func failure(b, h Page) (class, detail string) {
 	code := func(p Page) string {
 		if p.Error == nil {
 			return "ok"
@@ -104,13 +107,23 @@ func failure(b, h Page) string {
 	}
 	switch {
 	case code(b) != code(h):
-		return fmt.Sprintf("browser %s (%s) http %s (%s)", code(b), errMsg(b), code(h), errMsg(h))
+		detail = fmt.Sprintf("browser %s (%s) http %s (%s)", code(b), errMsg(b), code(h), errMsg(h))
 	case b.HTTPStatus != h.HTTPStatus:
-		return fmt.Sprintf("httpStatus browser %d http %d", b.HTTPStatus, h.HTTPStatus)
+		detail = fmt.Sprintf("httpStatus browser %d http %d", b.HTTPStatus, h.HTTPStatus)
 	case b.FinalURL != h.FinalURL:
-		return fmt.Sprintf("finalUrl browser %q http %q", b.FinalURL, h.FinalURL)
+		detail = fmt.Sprintf("finalUrl browser %q http %q", b.FinalURL, h.FinalURL)
+	default:
+		return "", ""
 	}
-	return ""
+	class = ClassPageFailed
+	switch {
+	case h.Error == nil && b.Error != nil && strings.Contains(b.Error.Message, "redirected to"),
+		h.Error == nil && b.Error == nil && b.FinalURL != h.FinalURL && h.FinalURL == h.URL:
+		class += ":script-navigation"
+	case h.Error == nil && b.Error != nil && b.Error.ErrorCode == "NAVIGATION_TIMEOUT":
+		class += ":timeout"
+	}
+	return class, detail
 }
 
 // errMsg is a page error's message, cut short.
@@ -118,7 +131,7 @@ func errMsg(p Page) string {
 	if p.Error == nil {
 		return ""
 	}
-	return short(p.Error.Message, 80)
+	return short(p.Error.Message, 160)
 }
 
 // classifyLinks names why the link lists differ ("" when equal).

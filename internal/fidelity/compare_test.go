@@ -120,6 +120,11 @@ func TestComparePages(t *testing.T) {
 	if d := Compare("p", b, failed, src); len(d) != len(Aspects) || d[0].Class != ClassPageFailed || !strings.Contains(d[0].Detail, "http NAVIGATION_FAILED") {
 		t.Errorf("failed on one path: %q", d)
 	}
+	nav := b
+	nav.Error = &PageError{ErrorCode: "INVALID_PARAMETER", Message: "u redirected to a URL that is not allowed: https://127.0.0.1:9/u"}
+	if d := Compare("p", nav, h, src); len(d) != len(Aspects) || d[0].Class != ClassPageFailed+":script-navigation" {
+		t.Errorf("script navigation in the browser: %q", d)
+	}
 	bothFailed := b
 	bothFailed.Error = failed.Error
 	if d := Compare("p", bothFailed, failed, src); len(d) != 0 {
