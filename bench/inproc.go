@@ -31,8 +31,14 @@ type inproc struct {
 // startInproc opens a fresh database under dir and starts the engine and
 // the HTTP endpoint, with the dev template the scheduler scenario submits.
 func startInproc(ctx context.Context, dir string, cfg engine.Config, log *slog.Logger) (*inproc, error) {
+	return startInprocWith(ctx, dir, cfg, browser.Options{}, log)
+}
+
+// startInprocWith is startInproc with the browser manager's options (the
+// fidelity scenario keeps its Chromium on loopback with ExtraArgs).
+func startInprocWith(ctx context.Context, dir string, cfg engine.Config, bo browser.Options, log *slog.Logger) (*inproc, error) {
 	dbPath := filepath.Join(dir, "inproc.db")
-	p, err := wire.Open(ctx, wire.Options{DBPath: dbPath, Engine: cfg, ExtraTemplates: []engine.Template{devtpl.Echo{}},
+	p, err := wire.Open(ctx, wire.Options{DBPath: dbPath, Engine: cfg, Browser: bo, ExtraTemplates: []engine.Template{devtpl.Echo{}},
 		Version: "bench", Logger: log})
 	if err != nil {
 		return nil, err

@@ -14,7 +14,9 @@
 //  9. batch_extract_pages on pages with images and a web font with the
 //     default blockResources, with nothing blocked, and the bare go-rod pool;
 //  11. memory of the daemon and its Chromium early and late in a long run;
-//  12. the daemon's peak RSS on hostile results (memory-hostile).
+//  12. the daemon's peak RSS on hostile results (memory-hostile);
+//  13. the HTTP path against Chromium on every page of the real corpora
+//     (fidelity, not in the default set: internal/fidelity).
 //
 // Run it from the repository root: go run ./bench [-only extract,rtt,...].
 // Absolute numbers on a shared machine are noise; the ratios, measured in
@@ -29,6 +31,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -65,11 +68,20 @@ type options struct {
 	// autoCostCorpus is the documentation corpus of scenario 13
 	// (autocost.go).
 	autoCostCorpus string
+	// fidelityCorpora, fidelityPages and fidelityOut are scenario 14's
+	// corpora (comma-separated names), pages per corpus (0 = every page)
+	// and the file that lists every difference.
+	fidelityCorpora string
+	fidelityPages   int
+	fidelityOut     string
 }
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity (and the diagnostic browsercost)")
+	flag.StringVar(&o.fidelityCorpora, "fidelity-corpora", "all", "fidelity: the corpora to compare, comma-separated: python3-doc, postgresql-doc-15, libjsoncpp-doc, trafilatura")
+	flag.IntVar(&o.fidelityPages, "fidelity-pages", 0, "fidelity: pages per corpus, spread evenly over it (0 = every page)")
+	flag.StringVar(&o.fidelityOut, "fidelity-out", filepath.Join(os.TempDir(), "browsertask-fidelity.tsv"), "fidelity: the file that lists every difference (corpus, page, aspect, class, detail)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.mixedPages, "mixed-pages", 100, "pages per host of the mixed site (4 hosts) in scenario 8")
 	flag.StringVar(&o.autoCostCorpus, "autocost-corpus", fixture.CorpusPython, "documentation corpus (internal/fixture) whose every page scenario 13 (autocost) reads")
@@ -115,6 +127,7 @@ type results struct {
 	blocking *blockingResult
 	crawl    *crawlResult
 	mixed    *mixedResult
+	fidelity *fidelityResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -227,6 +240,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintln(out, "[12] memory-hostile: peak RSS of browsertask serve on issue 26's pages, render http, a fresh daemon each")
 		if res.hostile, err = benchHostileMemory(ctx, bin, out); err != nil {
 			return fmt.Errorf("memory-hostile: %w", err)
+		}
+	}
+	if want["fidelity"] {
+		fmt.Fprintf(out, "[14] fidelity: batch_extract_pages render http vs browser on the real corpora, %d tabs\n", o.tabs)
+		if res.fidelity, err = benchFidelity(ctx, o, log, out); err != nil {
+			return fmt.Errorf("fidelity: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

@@ -67,6 +67,9 @@ func printSummary(w io.Writer, o *options, r *results) {
 			f.Starts, f.ReadyMedian, verdict(f.ReadyMedian < 200), f.RSSMedian, verdict(f.RSSMedian < 40),
 			floats(f.ReadyMs, "%.0f"), floats(f.RSSMB, "%.1f"))
 	}
+	if fr := r.fidelity; fr != nil {
+		printFidelitySummary(w, fr)
+	}
 }
 
 func floats(xs []float64, format string) string {
