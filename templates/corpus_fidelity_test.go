@@ -1,3 +1,5 @@
+//go:build corpora
+
 package templates
 
 import (

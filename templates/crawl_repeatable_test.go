@@ -1,3 +1,5 @@
+//go:build corpora
+
 package templates
 
 import (
@@ -12,12 +14,12 @@ import (
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
-// TestCrawlMaxPagesRepeatableOnPythonDocs: issue 28 acceptance 4. A
+// TestCorpusCrawlRepeatable: issue 28 acceptance 4. A
 // maxPages 300 crawl of Debian's python3-doc (530 Sphinx pages, served on
 // loopback as `python3 -m http.server` serves them) keeps the same pages,
 // in the same order and at the same depths, with render browser, http and
 // auto, with 1 and 5 tabs, three times each: 18 crawls, one list.
-func TestCrawlMaxPagesRepeatableOnPythonDocs(t *testing.T) {
+func TestCorpusCrawlRepeatable(t *testing.T) {
 	dir := fixture.CorpusDir(t, fixture.CorpusPython)
 	base := fixture.ServeCorpus(t, dir)
 	m := testManager(t)

@@ -1,3 +1,5 @@
+//go:build corpora
+
 package templates
 
 import (
@@ -13,7 +15,7 @@ import (
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
-// corpusPage is what TestRenderAutoCorpora compares of a crawled page.
+// corpusPage is what TestCorpusRenderAuto compares of a crawled page.
 type corpusPage struct {
 	URL          string         `json:"url"`
 	HTTPStatus   int            `json:"httpStatus"`
@@ -62,7 +64,7 @@ func crawlCorpus(t *testing.T, base, render string) map[string]corpusPage {
 	return byURL
 }
 
-// TestRenderAutoCorpora: a crawl of every page of a real documentation
+// TestCorpusRenderAuto: a crawl of every page of a real documentation
 // site (internal/fixture corpora: python3-doc's Sphinx manual,
 // postgresql-doc-15's DocBook manual, libjsoncpp-doc's Doxygen reference;
 // served on loopback) with render "auto", fields h1 and all h2, reads at
@@ -73,7 +75,7 @@ func crawlCorpus(t *testing.T, base, render string) map[string]corpusPage {
 // by renderer, the reasons, and the samples whose text differed only by a
 // text rule (counted, not switched). A corpus that is not installed skips
 // (fails under CI); -short skips.
-func TestRenderAutoCorpora(t *testing.T) {
+func TestCorpusRenderAuto(t *testing.T) {
 	for _, name := range []string{fixture.CorpusPython, fixture.CorpusPostgres, fixture.CorpusJsonCpp} {
 		t.Run(name, func(t *testing.T) {
 			dir := fixture.CorpusDir(t, name)
@@ -86,7 +88,7 @@ func TestRenderAutoCorpora(t *testing.T) {
 }
 
 // checkAutoAgainstBrowser compares an auto crawl with a browser-only one
-// page by page (see TestRenderAutoCorpora).
+// page by page (see TestCorpusRenderAuto).
 func checkAutoAgainstBrowser(t *testing.T, base string, auto, browsed map[string]corpusPage) {
 	t.Helper()
 	var only []string
