@@ -77,7 +77,7 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	} else if done {
 		return out, nil
 	}
-	doc, err := page.ParseString(pg.Body, pg.URL)
+	doc, err := a.f.Document(ctx, pg)
 	if err != nil {
 		// Only our parser has the limit; the browser's HTML comes
 		// flattened (parse_failure.go, outer_html.go).
@@ -89,7 +89,7 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	case page.ShellNoText:
 		return a.viaBrowser(ctx, url, a.hosts.switchHost(h, reasonShell+"next to no text in the HTML"))
 	}
-	pp := a.r.parse(out, pg.Body)
+	pp := a.r.parseDoc(out, doc)
 	if pp == nil {
 		return out, nil
 	}

@@ -80,7 +80,7 @@ type layout struct {
 	noChildren bool // a replaced element: its children are not rendered
 	// contentHidden: content-visibility: hidden (children not rendered).
 	contentHidden bool
-	style    map[string]string
+	style         map[string]string
 }
 
 // blockElements are displayed as blocks (list-item, table and
@@ -181,8 +181,12 @@ func (d *Document) layoutOf(n *html.Node) layout {
 	case a == atom.Thead || a == atom.Tbody || a == atom.Tfoot || a == atom.Slot:
 		l.outer = outerContents
 	}
-	if v, ok := attr(n, "hidden"); ok && !strings.EqualFold(strings.TrimSpace(v), "until-found") {
-		l.outer = outerNone
+	if v, ok := attr(n, "hidden"); ok {
+		if strings.EqualFold(strings.TrimSpace(v), "until-found") {
+			l.contentHidden = true
+		} else {
+			l.outer = outerNone
+		}
 	}
 	return d.applyStyle(n, l)
 }
@@ -299,28 +303,46 @@ func inherit(st inherited, n *html.Node, l layout) inherited {
 // rendering returns the inherited style of an element and whether it is
 // being rendered (it and its ancestors displayed, not inside a replaced
 // element, a closed <details> or template contents).
-func (d *Document) rendering(el *html.Node) (inherited, bool) {
+//
+// skipped is true when the reason is an ancestor whose content is
+// skipped rather than not rendered — content-visibility: hidden,
+// hidden=until-found, a closed <details> (Chromium hides its content
+// that way): innerText is then empty, not the textContent of an element
+// that is not rendered.
+func (d *Document) rendering(el *html.Node) (st inherited, ok, skipped bool) {
 	var chain []*html.Node
 	n := el
 	for ; n != nil && n.Type == html.ElementNode; n = n.Parent {
 		chain = append(chain, n)
 	}
 	if n != d.root {
-		return inherited{}, false
+		return inherited{}, false, false
 	}
-	var st inherited
 	var parent *html.Node
 	var parentLayout layout
 	for i := len(chain) - 1; i >= 0; i-- {
 		n := chain[i]
 		l := d.layoutOf(n)
-		if l.outer == outerNone || (parent != nil && !childRendered(parent, parentLayout, n)) {
-			return inherited{}, false
+		if parent != nil && !childRendered(parent, parentLayout, n) {
+			return inherited{}, false, contentSkipped(parent, parentLayout)
+		}
+		if l.outer == outerNone {
+			return inherited{}, false, false
 		}
 		st = inherit(st, n, l)
 		parent, parentLayout = n, l
 	}
-	return st, true
+	return st, true, false
+}
+
+// contentSkipped reports whether p's children are skipped
+// (content-visibility: hidden, a closed <details>) rather than not
+// rendered (a replaced element's).
+func contentSkipped(p *html.Node, pl layout) bool {
+	if pl.noChildren {
+		return false
+	}
+	return pl.contentHidden || isHTML(p, atom.Details)
 }
 
 // childRendered reports whether child c of parent p gets a box: not inside
@@ -362,7 +384,10 @@ func firstSummary(details *html.Node) *html.Node {
 // file): the rendered text of its children, or its textContent when it is
 // not being rendered.
 func (d *Document) innerText(el *html.Node) string {
-	st, ok := d.rendering(el)
+	st, ok, skipped := d.rendering(el)
+	if skipped {
+		return ""
+	}
 	if !ok {
 		return textContent(el)
 	}
@@ -504,7 +529,7 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 // lastCell reports whether no displayed cell follows td in its row.
 func (d *Document) lastCell(td *html.Node) bool {
 	for s := td.NextSibling; s != nil; s = s.NextSibling {
-		if s.Type == html.ElementNode && (isHTML(s, atom.Td) || isHTML(s, atom.Th)) && d.layoutOf(s).outer != outerNone {
+		if s.Type == html.ElementNode && d.layoutOf(s).outer == outerCell {
 			return false
 		}
 	}
