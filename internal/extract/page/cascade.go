@@ -165,7 +165,7 @@ func (c *sheetCollector) add(u string, s *StyleSheet, depth int) {
 		}
 		c.linked(im.url, depth+1)
 	}
-	if s.Cut {
+	if s.Cut || s.rulesCut {
 		c.capped = true
 	}
 	c.sheets = append(c.sheets, s)

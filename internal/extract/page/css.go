@@ -79,6 +79,8 @@ type StyleSheet struct {
 	// the sheet was longer than MaxStyleSheetBytes.
 	Bytes int
 	Cut   bool
+	// rulesCut is true when the sheet had more than MaxStyleRules rules.
+	rulesCut bool
 }
 
 // cssRule is one selector of a rule with the declarations that matter.
@@ -131,6 +133,7 @@ func ParseStyleSheet(text, sheetURL string) *StyleSheet {
 		stuck = 0
 		w.next(gt, data, p.Values())
 		if len(s.rules) >= MaxStyleRules {
+			s.rulesCut = true
 			break
 		}
 	}
