@@ -83,7 +83,6 @@ type sheetCollector struct {
 	sheets []*StyleSheet
 	bytes  int
 	loaded int
-	rules  int
 	capped bool
 }
 
