@@ -3,10 +3,14 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
@@ -178,4 +182,54 @@ func comparable(v any) any {
 		return nil
 	}
 	return fmt.Sprint(v)
+}
+
+// TestCrossOriginSheetIsTheKnownDifference: a page whose sheet comes from
+// another origin. Chromium applies it; the HTTP path does not fetch it
+// (internal/extract/fetch/styles.go), so the text it hides shows there, and
+// the document's StyleReport names the sheet that was left out. This is
+// the documented difference, asserted so that it cannot change unseen.
+func TestCrossOriginSheetIsTheKnownDifference(t *testing.T) {
+	sheets := fixture.New(t)
+	pageSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(fixture.CSSCrossOriginPage(sheets.Base())))
+	}))
+	defer pageSrv.Close()
+	u := pageSrv.URL + "/cross"
+
+	env := newEnv(t, mustJSON(t, map[string]any{"urls": []string{u}, "includeText": true}))
+	if _, err := runBatch(t, env); err != nil {
+		t.Fatal(err)
+	}
+	bp := env.pagesJSON(t)
+	if len(bp) != 1 || bp[0].Text == nil || *bp[0].Text != "end" {
+		t.Fatalf("browser: %s", show(bp))
+	}
+	if n := sheets.Hits("/x/css/sheet/imported.css"); n != 1 {
+		t.Fatalf("the browser requested the other origin's sheet %d times, want 1", n)
+	}
+
+	f, err := fetch.New(fetch.Options{Policy: engine.URLPolicy{TrustLevel: "local"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pg, err := f.Fetch(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := f.Document(t.Context(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := doc.Text(1000)
+	report, _ := doc.StyleReport()
+	if text != "another origin's rule\n\nend" || len(report) != 1 || report[0].Applied ||
+		report[0].URL != sheets.URL("/x/css/sheet/imported.css") || !strings.Contains(report[0].Reason, "another origin") {
+		t.Fatalf("http: text %q, report %+v", text, report)
+	}
+	if n := sheets.Hits("/x/css/sheet/imported.css"); n != 1 {
+		t.Fatalf("the HTTP path requested the other origin's sheet (%d requests in all)", n)
+	}
 }
