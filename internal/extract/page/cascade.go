@@ -276,7 +276,9 @@ func (w winner) beats(o winner) bool {
 	if w.spec != o.spec {
 		return o.spec.Less(w.spec)
 	}
-	return w.order > o.order
+	// A later rule wins, and within one rule a later declaration
+	// ("display: -webkit-box; display: flex").
+	return w.order >= o.order
 }
 
 // cascade computes every element's text properties from sheets (in

@@ -251,11 +251,56 @@ func declOf(prop string, vals []css.Token) (cssDecl, bool) {
 	if i := strings.LastIndex(v, "!"); i >= 0 && strings.TrimSpace(v[i+1:]) == "important" {
 		v, d.important = strings.TrimSpace(v[:i]), true
 	}
-	if v == "" {
+	if !validValue(prop, v) {
 		return cssDecl{}, false
 	}
 	d.value = v
 	return d, true
+}
+
+// keywords are the values Chromium accepts for each text property; a
+// declaration with another value (a vendor value it does not know such
+// as -ms-flexbox, a var() this cannot compute) is dropped, as a browser
+// drops an invalid declaration, so an earlier valid one stays.
+var keywords = map[string]map[string]bool{
+	"display": setOf("none", "block", "inline", "inline-block", "flex", "inline-flex", "grid", "inline-grid",
+		"flow-root", "contents", "list-item", "table", "inline-table", "table-row", "table-cell", "table-row-group",
+		"table-header-group", "table-footer-group", "table-column", "table-column-group", "table-caption",
+		"ruby", "ruby-text", "-webkit-box", "-webkit-inline-box", "math", "flow", "run-in", "inline-list-item"),
+	"visibility":           setOf("visible", "hidden", "collapse"),
+	"content-visibility":   setOf("visible", "hidden", "auto"),
+	"white-space":          setOf("normal", "nowrap", "pre", "pre-wrap", "pre-line", "break-spaces", "collapse", "preserve", "preserve-breaks", "preserve-spaces", "wrap"),
+	"white-space-collapse": setOf("collapse", "preserve", "preserve-breaks", "preserve-spaces", "break-spaces"),
+	"text-transform":       setOf("none", "uppercase", "lowercase", "capitalize", "full-width", "full-size-kana", "math-auto"),
+	"float":                setOf("none", "left", "right", "inline-start", "inline-end"),
+	"position":             setOf("static", "relative", "absolute", "fixed", "sticky", "-webkit-sticky"),
+}
+
+// globalKeywords are valid for every property.
+var globalKeywords = setOf("inherit", "initial", "unset", "revert", "revert-layer")
+
+// validValue reports whether v is a value Chromium takes for prop (each
+// space-separated part a keyword of the property: "block flex", "nowrap
+// pre").
+func validValue(prop, v string) bool {
+	if v == "" || globalKeywords[v] {
+		return v != ""
+	}
+	for _, part := range strings.Fields(v) {
+		if !keywords[prop][part] {
+			return false
+		}
+	}
+	return true
+}
+
+// setOf makes a set of strings.
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }
 
 // parseDecls parses a style attribute's declarations that matter.

@@ -64,6 +64,8 @@ func TestStyleSheetsDecideText(t *testing.T) {
 		{"transform", `<style>.u { text-transform: uppercase } .c { text-transform: capitalize }</style>`,
 			`<p><span class=u>straße</span> <span class=c>foo-bar it's</span></p>`, "STRASSE Foo-Bar It's"},
 		{"flex", `<style>.f { display: flex }</style>`, `<div class=f><a>one</a><a>two</a>three</div>`, "one\ntwo\nthree"},
+		{"later declaration wins, invalid ones dropped", `<style>.x { display: -webkit-box; display: -ms-flexbox; display: flex } .y { display: block; display: -ms-flexbox } .z { display: var(--d) }</style>`,
+			`<div class=x><a>1</a><a>2</a></div><div><span class=y>3</span><span class=y>4</span></div><div><span class=z>5</span>6</div>`, "1\n2\n3\n4\n56"},
 		{"pseudo-element rule ignored", `<style>p::before { display: none } p:hover { display: none }</style>`, `<p>p</p>`, "p"},
 		{"cascadia extension ignored", `<style>p:contains(x) { display: none }</style>`, `<p>x</p>`, "x"},
 		{"escaped class", `<style>.md\:hidden { display: none }</style>`, `<p class="md:hidden">e</p><p>f</p>`, "f"},

@@ -204,10 +204,10 @@ func (doc *Document) applyStyle(n *html.Node, l layout) layout {
 		switch d := l.style["display"]; {
 		case d == "none":
 			l.outer = outerNone
-		case d == "block" || d == "flow-root" || d == "flex" || d == "grid" || d == "table" ||
+		case d == "block" || d == "flow-root" || d == "flex" || d == "grid" || d == "table" || d == "-webkit-box" ||
 			d == "list-item" || d == "table-caption" || strings.HasPrefix(d, "block ") || strings.HasPrefix(d, "flow "):
 			l.outer = outerBlock
-		case strings.HasPrefix(d, "inline-") || strings.HasPrefix(d, "inline "):
+		case strings.HasPrefix(d, "inline-") || strings.HasPrefix(d, "inline ") || d == "-webkit-inline-box":
 			l.outer = outerAtomic
 		case d == "inline":
 			if !l.noChildren {
@@ -244,7 +244,8 @@ func (doc *Document) applyStyle(n *html.Node, l layout) layout {
 // isFlexLike reports the display values whose children are blockified.
 func isFlexLike(d string) bool {
 	switch d {
-	case "flex", "grid", "inline-flex", "inline-grid", "block flex", "block grid", "inline flex", "inline grid":
+	case "flex", "grid", "inline-flex", "inline-grid", "block flex", "block grid", "inline flex", "inline grid",
+		"-webkit-box", "-webkit-inline-box":
 		return true
 	}
 	return false
@@ -270,13 +271,26 @@ func inherit(st inherited, n *html.Node, l layout) inherited {
 			}
 		}
 	}
+	if isHTML(n, atom.Select) {
+		// A <select> shows its options as Chromium draws them, without
+		// the page's text-transform.
+		st.transform = ""
+		return inheritStyle(st, l, false)
+	}
+	return inheritStyle(st, l, true)
+}
+
+// inheritStyle applies an element's own visibility, white-space and (when
+// transform) text-transform.
+func inheritStyle(st inherited, l layout, transform bool) inherited {
 	if l.style == nil {
 		return st
 	}
-	switch t := l.style["text-transform"]; t {
-	case "uppercase", "lowercase", "capitalize":
+	switch t := l.style["text-transform"]; {
+	case !transform:
+	case t == "uppercase" || t == "lowercase" || t == "capitalize":
 		st.transform = t
-	case "none", "initial", "unset":
+	case t == "none" || t == "initial" || t == "unset":
 		st.transform = ""
 	}
 	switch v := l.style["visibility"]; v {
