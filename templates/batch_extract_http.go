@@ -95,7 +95,7 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
 		return out, pg, nil
 	}
-	doc, err := page.ParseString(pg.Body, pg.URL)
+	doc, err := h.f.Document(ctx, pg) // with its same-origin style sheets
 	if err != nil {
 		out.Error = parseFailure(url, err, adviceBrowser)
 		return out, pg, nil

@@ -78,7 +78,7 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	} else if done {
 		return out, nil
 	}
-	doc, err := page.ParseString(pg.Body, pg.URL)
+	doc, err := a.f.Document(ctx, pg)
 	if err != nil {
 		// Only our parser has the limit; the browser's HTML comes
 		// flattened (parse_failure.go, outer_html.go).
@@ -87,7 +87,7 @@ func (a *structuredAuto) page(ctx context.Context, url string) (*structuredItem,
 	// An app shell is the page's own property: it is rendered and
 	// compared like a sample (render_auto.go).
 	shell := shellReason(doc)
-	pp := a.r.parse(out, pg.Body)
+	pp := a.r.parseDoc(out, doc)
 	if pp == nil {
 		return out, nil
 	}

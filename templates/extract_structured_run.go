@@ -295,7 +295,7 @@ func (r *structuredRun) browse(ctx context.Context, tb *browser.Tab, url string)
 	if fatal != nil || lp.failure != nil {
 		return out, nil, fatal
 	}
-	doc, err := readOuterHTML(ctx, tb, url, r.in.PerPageTimeoutMs)
+	doc, err := readOuterHTML(ctx, tb, url, r.in.PerPageTimeoutMs, r.schema.TextSelectors())
 	if err != nil {
 		e := engine.AsError(err)
 		if e.Code == engine.ExecutionError && !engine.IsInternal(e) && ctx.Err() == nil {
@@ -314,7 +314,12 @@ func (r *structuredRun) fetched(ctx context.Context, f *fetch.Fetcher, url strin
 	if out.Error != nil || pg == nil {
 		return out
 	}
-	pp := r.parse(out, pg.Body)
+	d, err := f.Document(ctx, pg) // with its same-origin style sheets
+	if err != nil {
+		out.Error = parseFailure(out.URL, err, adviceBrowser)
+		return out
+	}
+	pp := r.parseDoc(out, d)
 	if pp == nil {
 		return out
 	}
@@ -353,7 +358,8 @@ type parsedPage struct {
 	links []page.Link
 }
 
-// parse reads the schema's properties from the page's HTML doc (no
+// parse reads the schema's properties from the browser's HTML doc
+// (outerHTMLExpr's, with the texts of the x-selectors' elements; no
 // model), and its links when the run collects them. HTML our parser
 // refuses (parse_failure.go) gives nil, with the page's error in out.
 func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
@@ -361,23 +367,25 @@ func (r *structuredRun) parse(out *structuredItem, doc string) *parsedPage {
 	if base == "" {
 		base = out.URL
 	}
-	advice := adviceBrowser
-	if out.RenderedBy == renderBrowser {
-		advice = "" // outerHTMLExpr flattened it already
-	}
-	sp, err := structured.ParsePage(doc, base)
+	d, err := page.ParseString(doc, base)
 	if err != nil {
-		out.Error = parseFailure(out.URL, err, advice)
+		out.Error = parseFailure(out.URL, err, "") // outerHTMLExpr flattened it already
 		return nil
 	}
-	pp := &parsedPage{page: sp}
+	d.TakeBrowserTexts()
+	return r.parseDoc(out, d)
+}
+
+// parseDoc reads the schema's properties from a parsed page (no model),
+// and its links when the run collects them.
+func (r *structuredRun) parseDoc(out *structuredItem, d *page.Document) *parsedPage {
+	base := out.FinalURL
+	if base == "" {
+		base = out.URL
+	}
+	pp := &parsedPage{page: structured.FromDocument(d, base)}
 	pp.found = r.schema.Extract(pp.page)
 	if r.links {
-		d, err := page.ParseString(doc, base)
-		if err != nil {
-			out.Error = parseFailure(out.URL, err, advice)
-			return nil
-		}
 		pp.links = d.Links(crawlLinksRead) // the frontier reads them all (links_cap.go)
 	}
 	return pp
@@ -452,14 +460,15 @@ func (r *structuredRun) complete(ctx context.Context, out *structuredItem, pp *p
 	return out
 }
 
-// readOuterHTML returns the loaded document's HTML within timeoutMs.
+// readOuterHTML returns the loaded document's HTML within timeoutMs,
+// with the text of the elements sels match marked (outerHTMLExpr).
 // Errors: as extractFailure sorts them (NAVIGATION_TIMEOUT,
 // STEP_EXECUTION_FAILED for the page; EXECUTION_ERROR when the browser is
 // gone).
-func readOuterHTML(ctx context.Context, tb *browser.Tab, url string, timeoutMs int) (string, error) {
+func readOuterHTML(ctx context.Context, tb *browser.Tab, url string, timeoutMs int, sels []string) (string, error) {
 	xctx, cancel := context.WithTimeout(ctx, timeoutDur(timeoutMs))
 	defer cancel()
-	raw, err := tb.Eval(xctx, outerHTMLExpr)
+	raw, err := tb.Eval(xctx, outerHTMLExpr(sels))
 	if err != nil {
 		return "", extractFailure(ctx, xctx, err, url, timeoutMs)
 	}

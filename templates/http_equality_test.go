@@ -101,6 +101,9 @@ func equalityURLs(srv *fixture.Server) []string {
 	for _, name := range fixture.CharsetPages() {
 		urls = append(urls, srv.URL("/x/charset/"+name))
 	}
+	for _, name := range fixture.CSSPages() {
+		urls = append(urls, srv.URL("/x/css/"+name))
+	}
 	return urls
 }
 
@@ -144,16 +147,18 @@ func TestHTTPExtractionEqualsBrowser(t *testing.T) {
 	for _, bp := range browserPages {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		pg, err := f.Fetch(ctx, bp.URL)
-		cancel()
 		if err != nil {
+			cancel()
 			t.Errorf("%s: fetch: %v", bp.URL, err)
 			continue
 		}
-		res, err := page.Extract(pg.Body, pg.URL, opts)
+		doc, err := f.Document(ctx, pg) // the page's same-origin style sheets too
+		cancel()
 		if err != nil {
 			t.Errorf("%s: extract: %v", bp.URL, err)
 			continue
 		}
+		res := doc.Extract(opts)
 		checkKnown(t, bp)
 		for _, d := range comparePage(bp, pg, res) {
 			mismatches++

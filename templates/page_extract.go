@@ -71,12 +71,24 @@ func pageFields(fields map[string]fieldSpec) map[string]page.Field {
 	return out
 }
 
+// textJS is the one text rule in the browser (package page's
+// element_text.go says it for both paths): an element's innerText (its
+// textContent outside HTML), JavaScript white space collapsed and
+// trimmed. extractJS (batch_extract_pages, crawl_site, run_steps) and
+// outerHTMLExpr (extract_structured's x-selectors) carry it verbatim
+// (TestOneTextRuleInEveryScript); extractJS stays one string literal,
+// which bench reads from this file.
+const textJS = `  const clean = s => (s || '').replace(/\s+/g, ' ').trim();
+  const elementText = el => clean(el.innerText !== undefined ? el.innerText : el.textContent);
+`
+
 // extractJS collects title, fields, text, links and meta in one
 // Runtime.evaluate: one CDP round trip per page instead of one per value.
 const extractJS = `((cfg) => {
   const clean = s => (s || '').replace(/\s+/g, ' ').trim();
+  const elementText = el => clean(el.innerText !== undefined ? el.innerText : el.textContent);
   const val = (el, attr) => {
-    if (!attr || attr === 'text') return clean(el.innerText !== undefined ? el.innerText : el.textContent);
+    if (!attr || attr === 'text') return elementText(el);
     if (attr === 'html') return el.innerHTML;
     if ((attr === 'href' || attr === 'src') && typeof el[attr] === 'string' && el[attr]) return el[attr];
     return el.getAttribute(attr);

@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -126,6 +127,9 @@ type Page struct {
 	// many body bytes were kept.
 	Truncated bool
 	Bytes     int64
+	// deadline ends the page's time budget (its Fetch's Timeout), which
+	// the page's style sheets share (Document).
+	deadline time.Time
 }
 
 // IsHTML reports whether the page is HTML (text/html or XHTML).
@@ -141,6 +145,9 @@ type Fetcher struct {
 	dns    *engine.HostCache
 	// res answers the lookups of the policy's pre-check (CheckURL).
 	res Resolver
+	// sheets caches the style sheets pages link to (styles.go).
+	sheetsMu sync.Mutex
+	sheets   map[string]*sheetEntry
 }
 
 // New returns a Fetcher. Errors: a cookie jar cannot be made (never in
@@ -193,7 +200,7 @@ func New(o Options) (*Fetcher, error) {
 		// target of every connection.
 		Proxy: nil,
 	}
-	f := &Fetcher{opts: o, tr: tr, jar: jar, dns: engine.NewHostCache(dnsTTL), res: res}
+	f := &Fetcher{opts: o, tr: tr, jar: jar, dns: engine.NewHostCache(dnsTTL), res: res, sheets: map[string]*sheetEntry{}}
 	f.client = &http.Client{
 		Transport: tr,
 		Jar:       jar,
@@ -252,6 +259,19 @@ func (f *Fetcher) Close() { f.tr.CloseIdleConnections() }
 //   - NAVIGATION_TIMEOUT: Options.Timeout passed first;
 //   - ctx's cause when ctx ended (the caller's cancellation).
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
+	return f.fetch(ctx, rawURL, request{accept: defaultAccept, maxBytes: f.opts.MaxBytes, timeout: f.opts.Timeout})
+}
+
+// request is what differs between fetching a page and one of its style
+// sheets.
+type request struct {
+	accept   string
+	maxBytes int64
+	timeout  time.Duration
+}
+
+// fetch is Fetch with rq's Accept header, body cap and deadline.
+func (f *Fetcher) fetch(ctx context.Context, rawURL string, rq request) (*Page, error) {
 	pol := f.opts.Policy
 	pol.Resolve = func(host string) ([]netip.Addr, error) { return f.dns.Resolve(host, f.lookup) }
 	if err := engine.CheckURL(rawURL, pol); err != nil {
@@ -266,11 +286,11 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 		return nil, engine.Errorf(engine.InvalidParameter, "%q: only http:// and https:// URLs can be fetched over HTTP; open other URLs (file:) in the browser", short(rawURL)).
 			WithDetails(map[string]any{"url": short(rawURL)})
 	}
-	fctx, cancel := context.WithTimeoutCause(ctx, f.opts.Timeout, errFetchTimeout)
+	fctx, cancel := context.WithTimeoutCause(ctx, rq.timeout, errFetchTimeout)
 	defer cancel()
-	page := &Page{}
+	page := &Page{deadline: time.Now().Add(rq.timeout)}
 	for hop := 0; ; hop++ {
-		resp, err := f.get(fctx, cur)
+		resp, err := f.get(fctx, cur, rq.accept)
 		if err != nil {
 			return nil, f.mapErr(ctx, fctx, cur, err)
 		}
@@ -293,7 +313,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 			cur = next
 			continue
 		}
-		err = f.readBody(fctx, resp, page)
+		err = f.readBody(fctx, resp, page, rq.maxBytes)
 		if err != nil {
 			return nil, f.mapErr(ctx, fctx, cur, err)
 		}
@@ -306,29 +326,29 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 var errFetchTimeout = errors.New("fetch: the page did not answer before the deadline")
 
 // get sends one GET for u.
-func (f *Fetcher) get(ctx context.Context, u string) (*http.Response, error) {
+func (f *Fetcher) get(ctx context.Context, u, accept string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("User-Agent", f.opts.UserAgent)
-	req.Header.Set("Accept", defaultAccept)
+	req.Header.Set("Accept", accept)
 	req.Header.Set("Accept-Language", f.opts.AcceptLanguage)
 	return f.client.Do(req)
 }
 
-// readBody reads at most MaxBytes of the body and decodes it into page.
-func (f *Fetcher) readBody(ctx context.Context, resp *http.Response, page *Page) error {
+// readBody reads at most maxBytes of the body and decodes it into page.
+func (f *Fetcher) readBody(ctx context.Context, resp *http.Response, page *Page, maxBytes int64) error {
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, f.opts.MaxBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if int64(len(raw)) > f.opts.MaxBytes {
-		raw = raw[:f.opts.MaxBytes]
+	if int64(len(raw)) > maxBytes {
+		raw = raw[:maxBytes]
 		page.Truncated = true
 	}
 	page.Status = resp.StatusCode

@@ -15,11 +15,12 @@
 // otherwise).
 //
 // What a browser knows that this package cannot: the effects of scripts
-// (elements added, removed or changed after parsing) and of style sheets
-// (display: none from a <style> or a linked sheet, generated content,
-// text-transform). Inline style attributes are read for display,
-// visibility and white-space. The visible text is an approximation of
-// innerText documented in text.go.
+// (elements added, removed or changed after parsing) and the parts of
+// style sheets that css.go leaves out. The page's own style sheets
+// (<style>, linked sheets the caller loads, style attributes) decide
+// display, visibility, content-visibility, white-space and
+// text-transform (css.go, cascade.go). The visible text is an
+// approximation of innerText documented in text.go.
 //
 // The name reads at the call site as what it works on: page.ParseString,
 // page.Extract, page.DepthError. It is not "html", which would shadow
@@ -53,6 +54,13 @@ type Document struct {
 	// attrOrder is computed from it on first need.
 	src       []byte
 	attrOrder map[string][]html.Attribute
+	// loader reads linked style sheets (LoadStyleSheets); css is the
+	// cascade computed from the sheets on first need (cascade.go).
+	loader SheetLoader
+	css    *docStyles
+	// browserTexts holds the texts a browser computed for some elements
+	// (browser_text.go); ElementText returns them.
+	browserTexts map[*html.Node]string
 }
 
 // Parse parses an HTML page whose final URL (after redirects) is pageURL.

@@ -214,10 +214,7 @@ func (d *Document) FieldValue(sel *Selector, f Field) any {
 func (d *Document) value(el *html.Node, name string) any {
 	switch name {
 	case "", "text":
-		if el.Namespace != "" {
-			return clean(textContent(el))
-		}
-		return clean(d.innerText(el))
+		return d.ElementText(el)
 	case "html":
 		return d.innerHTML(el)
 	case "href", "src":

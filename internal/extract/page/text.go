@@ -2,21 +2,25 @@ package page
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
 // The visible text: an approximation of innerText (HTML Standard, "the
-// rendered text collection steps") computed from the markup alone, with
-// the browser's default style sheet and the inline style attributes
-// standing in for the computed style:
+// rendered text collection steps") computed from the markup, with the
+// browser's default style sheet, the page's own style sheets and its
+// style attributes (css.go, cascade.go) standing in for the computed
+// style:
 //
 //   - not rendered: <head> and its content, <script>, <style>, <template>,
 //     <noscript> (scripting is on), <datalist>, <dialog> without open,
 //     <rp>, <area>, <source>, <track>, <param>, elements with the hidden
-//     attribute or style="display: none", the content of a closed <details>
-//     other than its <summary>;
+//     attribute (unless a rule of the page displays them, as in a
+//     browser), elements a rule or style attribute makes display: none,
+//     the content of a closed <details> other than its <summary>, the
+//     content of an element with content-visibility: hidden;
 //   - replaced elements show none of their children: <img>, <input>,
 //     <textarea>, <iframe>, <video>, <audio>, <canvas>, <embed>, <object
 //     data>, <progress>, <meter>, <svg>;
@@ -27,13 +31,17 @@ import (
 //   - white space collapses as CSS does (runs of spaces, tabs and newlines
 //     become one space, none at the start or end of a line, none twice
 //     across inline elements) except in <pre>, <listing>, <xmp>,
-//     <plaintext> and under style="white-space: pre…", where it is kept;
-//   - style="visibility: hidden" hides an element's own text (visible
-//     descendants still show).
+//     <plaintext> and under white-space: pre…, where it is kept;
+//   - visibility: hidden (or collapse) hides an element's own text
+//     (descendants with visibility: visible still show);
+//   - display values from the page's rules lay out as they say; float
+//     and position: absolute/fixed make a box block-level, and so does
+//     being a child (element or text) of a flex or grid container;
+//   - text-transform: uppercase, lowercase and capitalize change the
+//     text as Chromium's innerText does (ß becomes SS).
 //
-// Style sheets (<style>, <link rel=stylesheet>) and scripts are not
-// applied: text they hide, add or transform differs from the browser's.
-// When an element is not rendered at all, its innerText is its
+// Scripts are not run: text they add or change differs from the
+// browser's. When an element is not rendered at all, its innerText is its
 // textContent, as in a browser.
 
 // wsMode is the part of CSS white-space that innerText sees.
@@ -47,8 +55,9 @@ const (
 
 // inherited is the inherited computed style innerText depends on.
 type inherited struct {
-	hidden bool // visibility: hidden or collapse
-	ws     wsMode
+	hidden    bool // visibility: hidden or collapse
+	ws        wsMode
+	transform string // text-transform: "", uppercase, lowercase, capitalize
 }
 
 // outer is an element's kind of box.
@@ -69,7 +78,9 @@ const (
 type layout struct {
 	outer      outer
 	noChildren bool // a replaced element: its children are not rendered
-	style      map[string]string
+	// contentHidden: content-visibility: hidden (children not rendered).
+	contentHidden bool
+	style         map[string]string
 }
 
 // blockElements are displayed as blocks (list-item, table and
@@ -108,7 +119,7 @@ var svgHidden = map[string]bool{
 }
 
 // layoutOf classifies an element.
-func layoutOf(n *html.Node) layout {
+func (d *Document) layoutOf(n *html.Node) layout {
 	var l layout
 	switch n.Namespace {
 	case "svg":
@@ -126,7 +137,7 @@ func layoutOf(n *html.Node) layout {
 		default:
 			l.outer = outerContents
 		}
-		return applyStyle(n, l)
+		return d.applyStyle(n, l)
 	case "math":
 		// Chromium puts each MathML element on its own line, the <math>
 		// element itself being inline unless display="block".
@@ -136,7 +147,7 @@ func layoutOf(n *html.Node) layout {
 				l.outer = outerAtomic
 			}
 		}
-		return applyStyle(n, l)
+		return d.applyStyle(n, l)
 	}
 	switch a := n.DataAtom; {
 	case hiddenElements[a]:
@@ -170,23 +181,33 @@ func layoutOf(n *html.Node) layout {
 	case a == atom.Thead || a == atom.Tbody || a == atom.Tfoot || a == atom.Slot:
 		l.outer = outerContents
 	}
-	if v, ok := attr(n, "hidden"); ok && !strings.EqualFold(strings.TrimSpace(v), "until-found") {
-		l.outer = outerNone
+	if v, ok := attr(n, "hidden"); ok {
+		if strings.EqualFold(strings.TrimSpace(v), "until-found") {
+			l.contentHidden = true
+		} else {
+			l.outer = outerNone
+		}
 	}
-	return applyStyle(n, l)
+	return d.applyStyle(n, l)
 }
 
-// applyStyle applies an element's style attribute to its layout.
-func applyStyle(n *html.Node, l layout) layout {
-	if s, ok := attr(n, "style"); ok {
-		l.style = parseStyle(s)
+// applyStyle applies an element's cascaded style (its style attribute and
+// the page's rules, cascade.go) to its layout. A <noscript> stays hidden
+// whatever the page says: with scripting on its content is not markup,
+// and Chromium shows none of it.
+func (doc *Document) applyStyle(n *html.Node, l layout) layout {
+	if isHTML(n, atom.Noscript) {
+		return l
+	}
+	if st := doc.styleOf(n); st != nil {
+		l.style = st
 		switch d := l.style["display"]; {
 		case d == "none":
 			l.outer = outerNone
-		case d == "block" || d == "flow-root" || d == "flex" || d == "grid" || d == "table" ||
+		case d == "block" || d == "flow-root" || d == "flex" || d == "grid" || d == "table" || d == "-webkit-box" ||
 			d == "list-item" || d == "table-caption" || strings.HasPrefix(d, "block ") || strings.HasPrefix(d, "flow "):
 			l.outer = outerBlock
-		case strings.HasPrefix(d, "inline-") || strings.HasPrefix(d, "inline "):
+		case strings.HasPrefix(d, "inline-") || strings.HasPrefix(d, "inline ") || d == "-webkit-inline-box":
 			l.outer = outerAtomic
 		case d == "inline":
 			if !l.noChildren {
@@ -200,26 +221,42 @@ func applyStyle(n *html.Node, l layout) layout {
 			l.outer = outerCell
 		case strings.HasPrefix(d, "table-") && strings.HasSuffix(d, "-group"):
 			l.outer = outerContents
+		case d == "initial" || d == "unset":
+			if !l.noChildren {
+				l.outer = outerInline
+			}
+		}
+		if l.style["content-visibility"] == "hidden" {
+			l.contentHidden = true
+		}
+		if f := l.style["float"]; (f != "" && f != "none") || l.style["position"] == "absolute" || l.style["position"] == "fixed" {
+			l = blockify(l)
+		}
+	}
+	if p := n.Parent; p != nil && p.Type == html.ElementNode && l.outer != outerNone && l.outer != outerContents {
+		if pst := doc.styleOf(p); pst != nil && isFlexLike(pst["display"]) {
+			l = blockify(l)
 		}
 	}
 	return l
 }
 
-// parseStyle reads a style attribute into property → value (lower case,
-// !important dropped). Enough for display, visibility and white-space.
-func parseStyle(s string) map[string]string {
-	out := map[string]string{}
-	for _, decl := range strings.Split(s, ";") {
-		prop, val, ok := strings.Cut(decl, ":")
-		if !ok {
-			continue
-		}
-		prop = strings.ToLower(strings.TrimSpace(prop))
-		val = strings.ToLower(strings.TrimSpace(val))
-		val = strings.TrimSpace(strings.TrimSuffix(val, "!important"))
-		out[prop] = val
+// isFlexLike reports the display values whose children are blockified.
+func isFlexLike(d string) bool {
+	switch d {
+	case "flex", "grid", "inline-flex", "inline-grid", "block flex", "block grid", "inline flex", "inline grid",
+		"-webkit-box", "-webkit-inline-box":
+		return true
 	}
-	return out
+	return false
+}
+
+// blockify makes an inline-level box block-level (CSS Display 3 §2.7).
+func blockify(l layout) layout {
+	if l.outer == outerInline || l.outer == outerAtomic {
+		l.outer = outerBlock
+	}
+	return l
 }
 
 // inherit applies an element's own white-space and visibility.
@@ -234,8 +271,27 @@ func inherit(st inherited, n *html.Node, l layout) inherited {
 			}
 		}
 	}
+	if isHTML(n, atom.Select) {
+		// A <select> shows its options as Chromium draws them, without
+		// the page's text-transform.
+		st.transform = ""
+		return inheritStyle(st, l, false)
+	}
+	return inheritStyle(st, l, true)
+}
+
+// inheritStyle applies an element's own visibility, white-space and (when
+// transform) text-transform.
+func inheritStyle(st inherited, l layout, transform bool) inherited {
 	if l.style == nil {
 		return st
+	}
+	switch t := l.style["text-transform"]; {
+	case !transform:
+	case t == "uppercase" || t == "lowercase" || t == "capitalize":
+		st.transform = t
+	case t == "none" || t == "initial" || t == "unset":
+		st.transform = ""
 	}
 	switch v := l.style["visibility"]; v {
 	case "hidden", "collapse":
@@ -261,35 +317,53 @@ func inherit(st inherited, n *html.Node, l layout) inherited {
 // rendering returns the inherited style of an element and whether it is
 // being rendered (it and its ancestors displayed, not inside a replaced
 // element, a closed <details> or template contents).
-func (d *Document) rendering(el *html.Node) (inherited, bool) {
+//
+// skipped is true when the reason is an ancestor whose content is
+// skipped rather than not rendered — content-visibility: hidden,
+// hidden=until-found, a closed <details> (Chromium hides its content
+// that way): innerText is then empty, not the textContent of an element
+// that is not rendered.
+func (d *Document) rendering(el *html.Node) (st inherited, ok, skipped bool) {
 	var chain []*html.Node
 	n := el
 	for ; n != nil && n.Type == html.ElementNode; n = n.Parent {
 		chain = append(chain, n)
 	}
 	if n != d.root {
-		return inherited{}, false
+		return inherited{}, false, false
 	}
-	var st inherited
 	var parent *html.Node
 	var parentLayout layout
 	for i := len(chain) - 1; i >= 0; i-- {
 		n := chain[i]
-		l := layoutOf(n)
-		if l.outer == outerNone || (parent != nil && !childRendered(parent, parentLayout, n)) {
-			return inherited{}, false
+		l := d.layoutOf(n)
+		if parent != nil && !childRendered(parent, parentLayout, n) {
+			return inherited{}, false, contentSkipped(parent, parentLayout)
+		}
+		if l.outer == outerNone {
+			return inherited{}, false, false
 		}
 		st = inherit(st, n, l)
 		parent, parentLayout = n, l
 	}
-	return st, true
+	return st, true, false
+}
+
+// contentSkipped reports whether p's children are skipped
+// (content-visibility: hidden, a closed <details>) rather than not
+// rendered (a replaced element's).
+func contentSkipped(p *html.Node, pl layout) bool {
+	if pl.noChildren {
+		return false
+	}
+	return pl.contentHidden || isHTML(p, atom.Details)
 }
 
 // childRendered reports whether child c of parent p gets a box: not inside
 // a replaced element, only options (and optgroups) inside a <select>, only
 // the first <summary> of a closed <details>.
 func childRendered(p *html.Node, pl layout, c *html.Node) bool {
-	if pl.noChildren {
+	if pl.noChildren || pl.contentHidden {
 		return false
 	}
 	if p.Namespace != "" {
@@ -324,12 +398,15 @@ func firstSummary(details *html.Node) *html.Node {
 // file): the rendered text of its children, or its textContent when it is
 // not being rendered.
 func (d *Document) innerText(el *html.Node) string {
-	st, ok := d.rendering(el)
+	st, ok, skipped := d.rendering(el)
+	if skipped {
+		return ""
+	}
 	if !ok {
 		return textContent(el)
 	}
-	w := &textWalker{lastRow: map[*html.Node]*html.Node{}}
-	l := layoutOf(el)
+	w := &textWalker{d: d, lastRow: map[*html.Node]*html.Node{}}
+	l := d.layoutOf(el)
 	for c := el.FirstChild; c != nil; c = c.NextSibling {
 		if childRendered(el, l, c) {
 			w.node(c, st)
@@ -352,7 +429,10 @@ func textContent(n *html.Node) string {
 
 // textWalker runs the rendered text collection steps over a subtree.
 type textWalker struct {
+	d *Document
 	b textBuilder
+	// prev is the last character written (for capitalize).
+	prev rune
 	// lastRow caches each table's last row.
 	lastRow map[*html.Node]*html.Node
 }
@@ -368,18 +448,37 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		if p := n.Parent; p != nil && p.Namespace == "math" && p.Data == "mi" {
 			data = mathItalic(p, data)
 		}
+		if st.transform != "" {
+			data = w.transform(data, st.transform)
+		}
+		if r, size := utf8.DecodeLastRuneInString(data); size > 0 {
+			w.prev = r
+		}
+		anon := false
+		if p := n.Parent; p != nil && p.Type == html.ElementNode && strings.TrimFunc(data, isCollapsible) != "" {
+			// Text directly in a flex or grid container is an anonymous
+			// block of its own.
+			if pst := w.d.styleOf(p); pst != nil && isFlexLike(pst["display"]) {
+				anon = true
+				w.b.endLine()
+				w.b.requiredBreak(1)
+			}
+		}
 		if !st.hidden {
 			w.b.text(data, st.ws)
 		} else if strings.TrimFunc(data, isCollapsible) != "" {
 			// Invisible text still takes its place on the line.
 			w.b.atomic()
 		}
+		if anon {
+			w.b.requiredBreak(1)
+		}
 		return
 	case html.ElementNode:
 	default:
 		return
 	}
-	l := layoutOf(n)
+	l := w.d.layoutOf(n)
 	if l.outer == outerNone {
 		return
 	}
@@ -427,7 +526,7 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		w.b.endLine()
 		w.b.atomic()
 	case outerCell:
-		if !st.hidden && !lastCell(n) {
+		if !st.hidden && !w.d.lastCell(n) {
 			w.b.forced("\t")
 		} else {
 			w.b.endLine()
@@ -442,9 +541,9 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 }
 
 // lastCell reports whether no displayed cell follows td in its row.
-func lastCell(td *html.Node) bool {
+func (d *Document) lastCell(td *html.Node) bool {
 	for s := td.NextSibling; s != nil; s = s.NextSibling {
-		if s.Type == html.ElementNode && (isHTML(s, atom.Td) || isHTML(s, atom.Th)) && layoutOf(s).outer != outerNone {
+		if s.Type == html.ElementNode && d.layoutOf(s).outer == outerCell {
 			return false
 		}
 	}

@@ -595,7 +595,7 @@ func (x extractor) adopt(f, sf *fill, name, path string) {
 func (x extractor) nodeValue(n *html.Node, attrName string) string {
 	switch attrName {
 	case "":
-		return textOf(n)
+		return x.page.text.ElementText(n)
 	case "html":
 		return innerHTML(n)
 	}

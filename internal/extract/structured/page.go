@@ -16,6 +16,8 @@ type Page struct {
 	// base resolves relative URLs: the final URL, or <base href> on it.
 	base *url.URL
 	doc  *html.Node
+	// text reads an element's text by the one rule (page.ElementText).
+	text *page.Document
 
 	jsonld    []map[string]any // every typed JSON-LD node, document order
 	jsonldIDs map[string]map[string]any
@@ -35,11 +37,21 @@ type Page struct {
 // a nil Page): an empty page in its place would read as a page without
 // data.
 func ParsePage(src, finalURL string) (*Page, error) {
-	doc, err := html.Parse(strings.NewReader(src))
+	d, err := page.ParseString(src, finalURL)
 	if err != nil {
-		return nil, page.ParseError(err)
+		return nil, err
 	}
-	p := &Page{doc: doc, meta: map[string][]string{}, jsonldIDs: map[string]map[string]any{}}
+	return FromDocument(d, finalURL), nil
+}
+
+// FromDocument reads the structured data of a page package page parsed
+// (over HTTP with its style sheets loaded, or from a browser with its
+// texts taken): an x-selector's text is that document's ElementText, the
+// one text rule of every template and both paths. finalURL is as for
+// ParsePage.
+func FromDocument(d *page.Document, finalURL string) *Page {
+	doc := d.Root()
+	p := &Page{doc: doc, text: d, meta: map[string][]string{}, jsonldIDs: map[string]map[string]any{}}
 	if u, err := url.Parse(strings.TrimSpace(finalURL)); err == nil && u.IsAbs() {
 		p.base = u
 	}
@@ -57,7 +69,7 @@ func ParsePage(src, finalURL string) (*Page, error) {
 	p.readJSONLD()
 	p.readMicrodata()
 	p.readRDFa()
-	return p, nil
+	return p
 }
 
 // Notes lists what could not be read from the page, such as a JSON-LD
