@@ -11,8 +11,9 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
-// callTimeout bounds the CDP calls that answer a paused request or set up
-// a child target, so a wedged browser cannot pile up goroutines.
+// callTimeout bounds the CDP calls that answer a paused request or a
+// dialog, so a wedged browser cannot pile up goroutines. (Setting up a
+// child target waits for the child's own end instead: see adopt.)
 const callTimeout = 5e9 // 5 s
 
 // watchTab wires a new tab: crash detection, the origins its frames load
@@ -173,84 +174,6 @@ func (s *Session) recoverHandler(t *tab, what string) {
 	}
 	s.log.Error("internal error in a browser event handler", "handler", what, "panic", p, "stack", string(debug.Stack()))
 	t.blocked.CompareAndSwap(nil, engine.InternalError(&engine.Panic{Site: "browser event " + what, Value: p}))
-}
-
-// adopt intercepts the requests of an auto-attached child target (an
-// out-of-process iframe or a worker), then lets it run. It gets the URL
-// policy's patterns and the tab's blocked resource types. Its events are
-// read from the browser's event stream filtered by its session id.
-func (s *Session) adopt(t *tab, children *childSessions, e *proto.TargetAttachedToTarget) {
-	defer s.recoverHandler(t, "Target.attachedToTarget")
-	ctx, cancel := context.WithCancel(t.crash)
-	children.add(e.SessionID, cancel)
-	child := cdpTarget{b: s.b, id: e.SessionID, ctx: ctx}
-	bounded := func() (cdpTarget, context.CancelFunc) {
-		c, done := context.WithTimeout(ctx, callTimeout)
-		return child.with(c), done
-	}
-	if e.TargetInfo != nil {
-		s.noteOrigin(e.TargetInfo.URL)
-	}
-	// Subscribe before the child runs, so none of its events is missed.
-	msgs := s.b.Context(ctx).Event()
-	cp, done := bounded()
-	policyPats := s.policy.m.fetchPatterns()
-	pats := withBlocking(policyPats, resourceMask(t.block.Load()))
-	worker := e.TargetInfo != nil && e.TargetInfo.Type != "iframe" && e.TargetInfo.Type != proto.TargetTargetInfoTypePage
-	var err error
-	switch {
-	case worker && len(pats) == 0:
-		// Nothing to intercept, and workers have no Fetch domain to
-		// disable (the call fails): just let the worker run.
-	case worker && len(policyPats) == 0:
-		// Only blocked resource types to intercept. A worker that has a
-		// Fetch domain (service, shared) gets them; one that has none
-		// (dedicated) runs without: it loads no images, fonts, media or
-		// stylesheets of its own, and the policy needs nothing here.
-		if setFetch(cp, pats) != nil {
-			s.log.Debug("worker without request interception; nothing the URL policy needs", "type", e.TargetInfo.Type)
-		}
-	case worker:
-		// Dedicated workers have no Fetch domain of their own; service
-		// and shared workers do. Where it is missing, a worker of a
-		// launched browser may still run: under restricted every
-		// connection of a launched browser goes through the egress
-		// proxy, which refuses internal addresses; under local the only
-		// rule is the daemon's own listener, whose Host/Origin checks
-		// refuse requests from pages. On a remote browser (no proxy) it
-		// stays paused (fail closed). Workers left paused would break
-		// every site that uses one.
-		if err = setFetch(cp, pats); err != nil && !s.in.remote {
-			s.log.Debug("worker without request interception; the egress proxy holds its connections", "type", e.TargetInfo.Type, "err", err)
-			err = nil
-		}
-	default:
-		err = setFetch(cp, pats)
-	}
-	if err == nil && e.TargetInfo != nil && (e.TargetInfo.Type == "iframe" || e.TargetInfo.Type == proto.TargetTargetInfoTypePage) {
-		// Page events of the child frame: the origins its later navigations load.
-		err = proto.PageEnable{}.Call(cp)
-	}
-	done()
-	if err != nil {
-		// Fail closed: a child we cannot intercept stays paused (it never
-		// loads) rather than running unchecked.
-		kind := ""
-		if e.TargetInfo != nil {
-			kind = string(e.TargetInfo.Type)
-		}
-		s.log.Warn("cannot intercept a child target; it stays paused", "type", kind, "err", err)
-		cancel()
-		for range msgs { // drain until the subscription ends with ctx
-		}
-		return
-	}
-	grand := &childSessions{m: map[proto.TargetSessionID]context.CancelFunc{}}
-	s.goTab(t, "browser.childEvents", func() { s.childEvents(t, child, grand, msgs) })
-	cp, done = bounded()
-	defer done()
-	_ = proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}.Call(cp)
-	_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(cp)
 }
 
 // childEvents handles the events of one child target until it detaches or

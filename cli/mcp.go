@@ -36,7 +36,18 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	// eof is when the stdio session saw its client go; the last line this
+	// process logs says how long after it the process was done (browser
+	// and database closed), measured on its own clock: the 2 s promise is
+	// about that interval, not about how soon a busy machine schedules the
+	// client's wait for the exit.
+	var eof time.Time
+	defer func() {
+		a.close()
+		if !eof.IsZero() {
+			a.log.Info("exiting after stdin closed", "sinceStdinClosed", time.Since(eof).Round(time.Millisecond))
+		}
+	}()
 	cfg := a.cfg
 	signals := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -60,6 +71,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	g.Go(func() error {
 		err := a.mcp.ServeStdio(gctx, stdin, stdout)
 		if gctx.Err() == nil {
+			eof = time.Now()
 			// The client is gone: nobody waits for this process.
 			a.log.Info("stdin closed: handing the runs back and exiting")
 			a.engine.HandOff()

@@ -4,9 +4,15 @@ package acceptance
 // submission is queued and later completes normally"): with
 // --max-concurrent-runs 2, eight submissions never run more than two at a
 // time, the rest report queued, and all end succeeded.
+//
+// Every run asks a question and holds its slot until it is answered, so
+// what runs and what waits is decided by the answers the test gives, not
+// by how fast a busy machine lets runs finish: after each answer exactly
+// min(2, runs left) run and the rest are queued.
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,22 +67,27 @@ func sampleRuns(ctx context.Context, sessions []*sdk.ClientSession, filter obj, 
 
 func TestBlackboxConcurrencyLimit(t *testing.T) {
 	t.Parallel()
+	const total, limit = 8, 2
 	p := startServe(t, "--max-concurrent-runs", "2")
 	cs := connectHTTP(t, p, nil)
 	ctx, stop := context.WithCancel(context.Background())
-	sampler := sampleRuns(ctx, []*sdk.ClientSession{connectHTTP(t, p, nil)}, obj{"templateId": "dev_echo"}, 50*time.Millisecond)
+	defer stop()
+	// Between the answers, a second client samples the totals as well: no
+	// read may ever show more than two running.
+	filter := obj{"templateId": "dev_tool_job"}
+	sampler := sampleRuns(ctx, []*sdk.ClientSession{connectHTTP(t, p, nil)}, filter, 20*time.Millisecond)
 
-	ids := make([]string, 8)
-	statuses := make([]any, 8)
+	ids := make([]string, total)
+	statuses := make([]any, total)
 	var wg sync.WaitGroup
 	for i := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			m, isErr, err := tryCall(cctx, cs, "run_task_template", obj{"templateId": "dev_echo",
-				"inputs": obj{"sleepMs": 100, "items": 4}, "options": obj{"mode": "async"}})
+			m, isErr, err := tryCall(ctx, cs, "run_task_template", obj{"templateId": "dev_tool_job",
+				"inputs": obj{"tool": "limit", "arguments": obj{"n": i}, "ask": []any{
+					obj{"requestId": "go", "kind": "confirm", "message": "finish?"}}},
+				"options": obj{"mode": "async"}})
 			if err != nil || isErr {
 				t.Errorf("submission %d: %v %v", i, err, m)
 				return
@@ -87,56 +98,75 @@ func TestBlackboxConcurrencyLimit(t *testing.T) {
 	}
 	wg.Wait()
 	if t.Failed() {
-		stop()
 		t.FailNow()
 	}
-	queuedAnswers := 0
-	for _, st := range statuses {
-		if st == "queued" {
-			queuedAnswers++
+	for i, st := range statuses {
+		if st != "queued" {
+			t.Errorf("submission %d answered %v, want queued", i, st)
 		}
 	}
-	// Just after the burst at most two can be running; the others must say queued.
-	list := callOK(t, cs, "list_task_runs", obj{"templateId": "dev_echo"})
-	running, queued := 0, 0
-	for _, x := range list["runs"].([]any) {
-		switch x.(obj)["status"] {
-		case "running":
-			running++
-		case "queued":
-			queued++
+
+	left := slices.Clone(ids)
+	for len(left) > 0 {
+		want := min(limit, len(left))
+		asking := waitAsking(t, cs, left, want)
+		running, queued := countRuns(t, cs, obj{"templateId": "dev_tool_job", "status": "running"}),
+			countRuns(t, cs, obj{"templateId": "dev_tool_job", "status": "queued"})
+		if running != int64(want) || queued != int64(len(left)-want) {
+			t.Fatalf("%d runs left, %d asking: %d running and %d queued, want %d and %d",
+				len(left), len(asking), running, queued, want, len(left)-want)
 		}
-	}
-	if running > 2 {
-		t.Errorf("right after 8 submissions: %d running, limit 2", running)
-	}
-	if queued < 1 && queuedAnswers < 6 {
-		t.Errorf("want the runs over the limit reported queued: %d queued listed, %d queued answers", queued, queuedAnswers)
-	}
-	for _, id := range ids {
-		run := waitTerminal(t, cs, id, 30*time.Second)
-		if run["status"] != "succeeded" || num(sub(run, "progress"), "doneSteps") != 4 {
-			t.Errorf("run %s: want succeeded with 4 steps, got %v %v", id, run["status"], run["progress"])
+		// Answer one; its slot goes to the next queued run.
+		id := asking[0]
+		if a := callOK(t, cs, "answer_task_run", obj{"runId": id, "requestId": "go", "confirm": true}); a["answered"] != true {
+			t.Fatalf("answer %s: %v", id, a)
 		}
-		if num(sub(run, "metrics"), "queuedMs") < 0 {
-			t.Errorf("run %s: queuedMs %v", id, sub(run, "metrics")["queuedMs"])
+		if run := waitTerminal(t, cs, id, time.Minute); run["status"] != "succeeded" {
+			t.Fatalf("run %s after its answer: %v %v", id, run["status"], run["error"])
 		}
+		left = slices.DeleteFunc(left, func(x string) bool { return x == id })
 	}
+
 	stop()
 	for err := range sampler.errs {
 		t.Errorf("sampler: %v", err)
 	}
-	if mx := sampler.maxRunning.Load(); mx > 2 || mx < 1 {
-		t.Errorf("sampled running count: max %d, want 1..2", mx)
+	if mx := sampler.maxRunning.Load(); mx > limit {
+		t.Errorf("sampled running count: max %d, limit %d", mx, limit)
 	}
-	if sampler.sawQueued.Load() == 0 {
-		t.Errorf("the sampler never saw a queued run")
+	if n := countRuns(t, cs, obj{"templateId": "dev_tool_job", "status": "succeeded"}); n != total {
+		t.Errorf("succeeded total: want %d, got %d", total, n)
 	}
-	// The sampler's coverage is shown by what it saw (a running run and a
-	// queued one), not by how many samples a busy machine let it take.
-	t.Logf("%d samples", sampler.samples.Load())
-	if n := countRuns(t, cs, obj{"status": "succeeded"}); n != 8 {
-		t.Errorf("succeeded total: want 8, got %d", n)
+	t.Logf("%d samples, max running %d, queued seen in %d", sampler.samples.Load(), sampler.maxRunning.Load(), sampler.sawQueued.Load())
+}
+
+// waitAsking waits until want of the runs ids wait for their answer and
+// returns them. The runs that do not ask are still queued (checked by the
+// caller), so the wait ends on the scheduler's claim, however slow; the
+// minute is a hang guard.
+func waitAsking(t *testing.T, cs *sdk.ClientSession, ids []string, want int) []string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var asking []string
+		for _, id := range ids {
+			r := getRun(t, cs, id)
+			if terminal(r["status"]) {
+				t.Fatalf("run %s ended unanswered: %v %v", id, r["status"], r["error"])
+			}
+			if r["inputRequest"] != nil {
+				asking = append(asking, id)
+			}
+		}
+		if len(asking) > want {
+			t.Fatalf("%d runs ask at once, limit %d: %v", len(asking), want, asking)
+		}
+		if len(asking) == want {
+			return asking
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d runs ask after a minute, want %d", len(asking), len(ids), want)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("queued answers %d, samples %d, max running %d", queuedAnswers, sampler.samples.Load(), sampler.maxRunning.Load())
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,10 +66,18 @@ func waitHung(t *testing.T, fx *fixture.Server, what string) {
 	}
 }
 
-// noneAlive waits until none of pids is alive (3 s at most).
+// orphanWait bounds noneAlive: a hang guard, not a promise about time.
+// The browser processes are killed (SIGKILL to their process group) before
+// the mcp process exits; how soon a loaded kernel finishes tearing them
+// down is the machine's business, but one still running after this long
+// is an orphan.
+const orphanWait = 30 * time.Second
+
+// noneAlive waits until none of pids is alive, failing the test with the
+// ones still running after orphanWait.
 func noneAlive(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(orphanWait)
 	for {
 		var alive []string
 		for _, pid := range pids {
@@ -80,10 +89,29 @@ func noneAlive(t *testing.T, pids []int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("orphan processes after the exit:\n%s", strings.Join(alive, "\n"))
+			t.Fatalf("orphan processes %v after the exit:\n%s", orphanWait, strings.Join(alive, "\n"))
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// exitAfterEOFRE is the last line `browsertask mcp` logs when its stdio
+// client went away: how long after it saw stdin close it was done
+// (browser and database closed), on its own clock.
+var exitAfterEOFRE = regexp.MustCompile(`msg="exiting after stdin closed" sinceStdinClosed=(\S+)`)
+
+// sinceStdinClosed reads that interval from the process's log.
+func sinceStdinClosed(t *testing.T, p *proc) time.Duration {
+	t.Helper()
+	m := exitAfterEOFRE.FindStringSubmatch(p.log())
+	if m == nil {
+		t.Fatalf("the process did not log its exit after stdin closed:\n%s", p.logTail(30))
+	}
+	d, err := time.ParseDuration(m[1])
+	if err != nil {
+		t.Fatalf("sinceStdinClosed=%s: %v", m[1], err)
+	}
+	return d
 }
 
 func TestBlackboxStdioClientCloses(t *testing.T) {
@@ -92,7 +120,9 @@ func TestBlackboxStdioClientCloses(t *testing.T) {
 	fx := fixture.New(t)
 	dbPath := filepath.Join(t.TempDir(), "browsertask.db")
 	// The grace a SIGTERM gives is 10 s: a closed stdin must not wait it.
-	cs, p := stdioWithTerminate(t, 3*time.Second, "--db", dbPath, "--shutdown-grace-ms", "10000")
+	// The client would signal only after a minute: the process must end
+	// on its own.
+	cs, p := stdioWithTerminate(t, time.Minute, "--db", dbPath, "--shutdown-grace-ms", "10000")
 
 	batch := submitAsync(t, cs, "batch_extract_pages", obj{"urls": []any{fx.URL("/page/1"), fx.URL("/hang"), fx.URL("/page/3")},
 		"concurrency": 1, "perPageTimeoutMs": 120000}, nil)
@@ -104,16 +134,28 @@ func TestBlackboxStdioClientCloses(t *testing.T) {
 		t.Fatal("no browser processes under the mcp process")
 	}
 
-	// The client closes stdin; the SDK would SIGTERM it 3 s later.
+	// The client closes stdin and waits for the process to exit. The
+	// promise (exit within 2 s of EOF, no signal needed) is measured from
+	// the event it is about, the process seeing its stdin close, to the
+	// process being done, on the process's own clock: the client's wall
+	// time would add how long a busy machine takes to schedule the
+	// process and reap it (2.75 s at load 20-35).
 	start := time.Now()
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	took := time.Since(start)
-	if took >= 2*time.Second || !strings.Contains(p.log(), "stdin closed: handing the runs back") {
-		t.Fatalf("the process exited %v after stdin closed, want < 2 s (without a signal)", took)
+	waited := time.Since(start)
+	if st := p.cmd.ProcessState; st == nil || !st.Exited() || st.ExitCode() != 0 {
+		t.Fatalf("the process did not exit 0 on its own after stdin closed: %v\n%s", st, p.logTail(30))
 	}
-	t.Logf("exited %v after stdin closed", took)
+	if !strings.Contains(p.log(), "stdin closed: handing the runs back") || strings.Contains(p.log(), "shutdown hurried") {
+		t.Fatalf("the process did not hand the runs back on EOF alone:\n%s", p.logTail(30))
+	}
+	took := sinceStdinClosed(t, p)
+	if took >= 2*time.Second {
+		t.Fatalf("the process was done %v after it saw stdin close, want < 2 s", took)
+	}
+	t.Logf("done %v after it saw stdin close (the client waited %v)", took, waited.Round(time.Millisecond))
 	noneAlive(t, kids)
 
 	// The resumable run is back in the queue with its checkpoint; the other
