@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -181,8 +180,8 @@ func connectBounded(ctx context.Context, b *rod.Browser) error {
 		return err
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-time.After(launchTimeout):
-		return errors.New("timed out connecting over CDP")
+	case <-time.After(launchHangGuard):
+		return fmt.Errorf("no answer over CDP in %s: the browser looks hung", launchHangGuard)
 	}
 }
 

@@ -24,8 +24,15 @@ import (
 // later process can recognise and sweep the ones a crash left behind.
 const userDataPrefix = "browsertask-chromium-"
 
-// launchTimeout bounds how long Chromium may take to print its DevTools URL.
-const launchTimeout = 30 * time.Second
+// launchHangGuard is how long a launch may go without Chromium printing its
+// DevTools URL (or a connect without an answer) before it is called hung.
+// It is not a speed expectation: a launch normally takes well under a
+// second, and the caller's context (a run's deadline, a cancelled request)
+// ends a wait sooner. It only keeps a browser that neither answers nor
+// exits from holding the launch forever; a fixed 30 s failed launches on
+// a busy machine (load 25 beside 8 CPU burners, scripts/loaded) that were
+// merely slow.
+const launchHangGuard = 3 * time.Minute
 
 // errNoBrowser explains the three ways to provide a browser.
 var errNoBrowser = errors.New("no Chrome/Chromium browser found: install one (`apt install chromium` on Debian/Ubuntu, " +
@@ -125,7 +132,7 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 	}
 	urls := make(chan string, 1)
 	engine.Go(ctx, log, "browser.scanStderr", func() { scanStderr(stderr, urls, log) }, nil)
-	timer := time.NewTimer(launchTimeout)
+	timer := time.NewTimer(launchHangGuard)
 	defer timer.Stop()
 	select {
 	case u := <-urls:
@@ -134,7 +141,7 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 	case <-p.exited:
 		err = fmt.Errorf("%s exited before printing its DevTools URL", bin)
 	case <-timer.C:
-		err = fmt.Errorf("%s did not print its DevTools URL within %s", bin, launchTimeout)
+		err = fmt.Errorf("%s did not print its DevTools URL in %s: it looks hung (run `%s --headless --no-sandbox --dump-dom about:blank` to see why)", bin, launchHangGuard, bin)
 	case <-ctx.Done():
 		err = context.Cause(ctx)
 	}
