@@ -1,0 +1,125 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// CreateRun inserts run as queued and appends its "created" event. With idem
+// set, the key is claimed in the same transaction; when a live entry holds it
+// nothing is inserted and the holder's run is returned with deduplicated =
+// true. The returned run is read back as stored. Errors: a wrapped SQLite
+// error (ErrConflict for a duplicate run id).
+func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.IdempotencyClaim) (*engine.Run, bool, error) {
+	var (
+		stored *engine.Run
+		dedup  bool
+	)
+	err := d.writeTx(ctx, func(tx *txn) error {
+		dedup = false
+		if idem != nil {
+			holder, held, err := claimIdempotencyKey(ctx, tx, idem, run.RunID)
+			if err != nil {
+				return err
+			}
+			if held {
+				stored, err = getRun(ctx, tx, holder)
+				dedup = true
+				return err
+			}
+		}
+		if err := insertRun(ctx, tx, run, idem); err != nil {
+			return err
+		}
+		if err := appendJSONEvent(ctx, tx, run.RunID, eventCreated,
+			statusEvent{Status: engine.StatusQueued}, run.CreatedAt); err != nil {
+			return err
+		}
+		var err error
+		stored, err = getRun(ctx, tx, run.RunID)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, dedup, nil
+}
+
+// insertRun writes every column of a new queued run.
+func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
+	errJSON, err := encodeError(r.Error)
+	if err != nil {
+		return err
+	}
+	key := r.IdempotencyKey
+	if key == "" && idem != nil {
+		key = idem.Key
+	}
+	updated := r.UpdatedAt
+	if updated == 0 {
+		updated = r.CreatedAt
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, template_id, template_version, session_id,
+		owns_session, status, mode, progress_done, progress_total, progress_failed, progress_message,
+		result, error, inputs, timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at,
+		attempt, idempotency_key, cancel_reason, created_at, updated_at, started_at, finished_at,
+		expires_at, output_schema, client_sampling)
+		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24)`,
+		r.RunID, r.TemplateID, r.TemplateVersion, r.SessionID, boolInt(r.OwnsSession), string(r.Mode),
+		r.Progress.DoneSteps, r.Progress.TotalSteps, r.Progress.FailedSteps, r.Progress.Message,
+		nullJSON(r.Result), errJSON, nullJSON(r.Inputs), r.TimeoutMs, r.TTLMs, r.SessionOwnerID,
+		r.Attempt, key, r.CancelReason, r.CreatedAt, updated, r.ExpiresAt, nullJSON(r.OutputSchema), boolInt(r.ClientSampling))
+	if err != nil {
+		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
+	}
+	return nil
+}
+
+// GetRun returns the run, expired or not (the engine checks expiry).
+// Errors: ErrNotFound.
+func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
+	var r *engine.Run
+	err := d.readTx(ctx, func(tx *txn) error {
+		var err error
+		r, err = getRun(ctx, tx, runID)
+		return err
+	})
+	return r, err
+}
+
+// ListRuns returns one page of runs newest first (createdAt, then runId,
+// descending) and the number of runs matching the filter. Terminal runs with
+// expires_at <= f.Now are left out. Limit <= 0 means no limit.
+func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
+	// Every filter is in the statement, switched off by an empty value, so
+	// the text is the same whatever the filter.
+	const cond = `NOT (status IN ` + terminalSQL + ` AND expires_at <= $1)
+		AND ($2 = '' OR status = $2) AND ($3 = '' OR template_id = $3) AND ($4 = '' OR session_id = $4)`
+	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID}
+	var limit any // NULL: no limit
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	offset := max(f.Offset, 0)
+	var (
+		runs  []*engine.Run
+		total int
+	)
+	err := d.readTx(ctx, func(tx *txn) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+cond, args...).Scan(&total); err != nil {
+			return fmt.Errorf("db: count runs: %w", err)
+		}
+		var err error
+		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs WHERE `+cond+`
+			AND ($5 = '' OR created_at < $6 OR (created_at = $6 AND id < $5))
+			ORDER BY created_at DESC, id DESC LIMIT $7::bigint OFFSET $8`,
+			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, offset)...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return runs, total, nil
+}

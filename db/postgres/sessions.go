@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/browsertask/browsertask/engine"
+)
+
+// GetSession returns a live (not closed) browser session row; the caller
+// checks expires_at against its clock. Errors: ErrNotFound for an unknown or
+// closed session.
+func (d *DB) GetSession(ctx context.Context, sessionID string) (*engine.Session, error) {
+	var (
+		s      engine.Session
+		closed sql.NullInt64
+	)
+	err := d.reader().QueryRowContext(ctx, `SELECT id, owner_id, created_at, last_used_at, expires_at, closed_at
+		FROM sessions WHERE id = $1 AND closed_at IS NULL`, sessionID).
+		Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt, &closed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engine.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("db: get session: %w", err)
+	}
+	if closed.Valid {
+		v := closed.Int64
+		s.ClosedAt = &v
+	}
+	return &s, nil
+}
+
+// PutSession inserts or replaces a session row, so other processes can see
+// the session and route session-bound runs to its owner.
+func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		var closed any
+		if s.ClosedAt != nil {
+			closed = *s.ClosedAt
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, owner_id, created_at, last_used_at, expires_at, closed_at)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, created_at = excluded.created_at,
+				last_used_at = excluded.last_used_at, expires_at = excluded.expires_at,
+				closed_at = excluded.closed_at`,
+			s.ID, s.OwnerID, s.CreatedAt, s.LastUsedAt, s.ExpiresAt, closed)
+		if err != nil {
+			return fmt.Errorf("db: put session: %w", err)
+		}
+		return nil
+	})
+}
+
+// CloseSession marks a session closed at now (idempotent for a closed one:
+// its first closed_at stays) and returns the row as stored after the write.
+// Errors: ErrNotFound.
+func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) (*engine.Session, error) {
+	var s engine.Session
+	err := d.write(ctx, func(tx *sql.Tx) error {
+		var closed int64
+		err := tx.QueryRowContext(ctx, `UPDATE sessions SET closed_at = COALESCE(closed_at, $1) WHERE id = $2
+			RETURNING id, owner_id, created_at, last_used_at, expires_at, closed_at`, now, sessionID).
+			Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt, &closed)
+		if errors.Is(err, sql.ErrNoRows) {
+			return engine.ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("db: close session: %w", err)
+		}
+		s.ClosedAt = &closed
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// ListSessions returns the open sessions, newest first; ownerID "" lists
+// every owner's.
+func (d *DB) ListSessions(ctx context.Context, ownerID string) ([]*engine.Session, error) {
+	rows, err := d.reader().QueryContext(ctx, `SELECT id, owner_id, created_at, last_used_at, expires_at
+		FROM sessions WHERE closed_at IS NULL AND ($1 = '' OR owner_id = $2)
+		ORDER BY created_at DESC, id DESC`, ownerID, ownerID)
+	if err != nil {
+		return nil, fmt.Errorf("db: list sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []*engine.Session{}
+	for rows.Next() {
+		var s engine.Session
+		if err := rows.Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt); err != nil {
+			return nil, fmt.Errorf("db: list sessions: %w", err)
+		}
+		out = append(out, &s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// TouchSession records a use of an open session and moves its expiry.
+// Errors: ErrNotFound for an unknown or closed session.
+func (d *DB) TouchSession(ctx context.Context, p engine.TouchSessionParams) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET last_used_at = $1, expires_at = $2
+			WHERE id = $3 AND closed_at IS NULL`, p.Now, p.ExpiresAt, p.SessionID)
+		if err != nil {
+			return fmt.Errorf("db: touch session: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("db: touch session: %w", err)
+		} else if n == 0 {
+			return engine.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// PutLooseArtifact stores an artifact that belongs to no run (a session
+// export), with its bytes in chunk rows, in one transaction and without a
+// run event. Errors: ErrConflict (duplicate artifact id).
+func (d *DB) PutLooseArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
+	a.Size = int64(len(data))
+	return d.writeTx(ctx, func(tx *txn) error {
+		return insertArtifact(ctx, tx, a, data)
+	})
+}
