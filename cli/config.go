@@ -67,7 +67,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs := flag.NewFlagSet("browsertask "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:7788", "HTTP listen address for /mcp (loopback unless --token is set)")
-	fs.StringVar(&c.dbPath, "db", defaultDBPath(getenv), "SQLite database file shared by every browsertask process")
+	fs.StringVar(&c.dbPath, "db", defaultDBPath(getenv), "SQLite database file shared by every browsertask process, or a postgres:// URL shared by daemons on several machines")
 	fs.StringVar(&c.browsers, "browser", "", "Chromium binary path or ws:// CDP endpoint(s), comma-separated (default: system Chromium)")
 	fs.BoolVar(&c.headed, "headed", false, "show the browser window instead of running headless")
 	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/wire"
 )
 
 const doctorUsage = `Usage: browsertask doctor [flags]
@@ -93,9 +93,9 @@ func doctorBrowser(ctx context.Context, cfg *config) (string, error) {
 // reports path, size and schema version, and proves it writable with an
 // owner row written and removed.
 func doctorDB(ctx context.Context, cfg *config) (string, error) {
-	store, err := db.Open(ctx, cfg.dbPath)
+	store, err := wire.OpenStore(ctx, cfg.dbPath)
 	if err != nil {
-		return fmt.Sprintf("%s: cannot open: %v", cfg.dbPath, err), err
+		return fmt.Sprintf("cannot open: %v", err), err
 	}
 	defer store.Close()
 	schema, err := store.SchemaVersion(ctx)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/browsertask/browsertask/internal/wire"
 	"github.com/browsertask/browsertask/web"
 )
 
@@ -79,6 +80,9 @@ func lookPath(name, path string) string {
 
 // absPath is p made absolute (p itself when that fails).
 func absPath(p string) string {
+	if wire.IsPostgresURL(p) {
+		return p
+	}
 	if a, err := filepath.Abs(p); err == nil {
 		return a
 	}

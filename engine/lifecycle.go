@@ -34,6 +34,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	// The scheduler claims when kicked (a local submission or a finished
 	// run) or every PollInterval (runs submitted by peers).
 	loops.Go(func() error { e.every(lctx, "engine.claim", e.cfg.PollInterval, e.wake, e.claimOnce); return nil })
+	// With a PeerWaker store, the other processes' signals wake the
+	// scheduler and the waiters at once (peers_wake.go).
+	loops.Go(func() error { Guard(lctx, e.log, "engine.listenPeers", func() { e.listenPeers(lctx) }); return nil })
 	// Heartbeats extend leases and notice remote cancels.
 	loops.Go(func() error {
 		e.every(lctx, "engine.heartbeat", e.cfg.HeartbeatInterval, nil, e.heartbeatOnce)

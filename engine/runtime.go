@@ -39,6 +39,9 @@ type Engine struct {
 	liveBase atomic.Pointer[string]
 
 	wake chan struct{}
+	// peerWaker is the store's cross-process wake-up, nil when it has
+	// none (peers_wake.go).
+	peerWaker PeerWaker
 
 	mu       sync.Mutex
 	active   map[string]*activeRun
@@ -102,6 +105,7 @@ func New(o Options) (*Engine, error) {
 		secrets:      newSecretVault(),
 		questionKeys: newKeyRing(),
 	}
+	e.peerWaker, _ = o.Store.(PeerWaker)
 	// Every write goes through the redacting wrapper (secret_store.go).
 	e.store = &secretStore{Store: o.Store, vault: e.secrets}
 	if e.log == nil {
@@ -180,8 +184,15 @@ func (e *Engine) Profile() Profile {
 	return p
 }
 
-// notify wakes every waiter after a local change of a run.
+// notify wakes every waiter after a local change of a run, here and (with
+// a PeerWaker store) in the other processes.
 func (e *Engine) notify() {
+	e.notifyLocal()
+	e.publish(WakeChange)
+}
+
+// notifyLocal wakes this process's waiters.
+func (e *Engine) notifyLocal() {
 	e.mu.Lock()
 	close(e.changed)
 	e.changed = make(chan struct{})
@@ -195,8 +206,15 @@ func (e *Engine) changes() <-chan struct{} {
 	return e.changed
 }
 
-// kick wakes the scheduler without blocking.
+// kick wakes the scheduler without blocking, here and (with a PeerWaker
+// store) in the other processes.
 func (e *Engine) kick() {
+	e.kickLocal()
+	e.publish(WakeClaim)
+}
+
+// kickLocal wakes this process's scheduler without blocking.
+func (e *Engine) kickLocal() {
 	select {
 	case e.wake <- struct{}{}:
 	default:

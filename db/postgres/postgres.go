@@ -21,9 +21,11 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -43,6 +45,13 @@ type DB struct {
 	sql    *sql.DB
 	schema string
 	url    string
+	// connCfg opens the LISTEN connection (notify.go), outside the pool.
+	connCfg   *pgx.ConnConfig
+	notes     *notifier
+	listening atomic.Bool
+	// noClaimLock leaves out the claim lock: only the test measuring what
+	// the lock is for sets it.
+	noClaimLock bool
 }
 
 // Open connects to the database at rawURL (postgres:// or postgresql://),
@@ -70,11 +79,13 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s: %w", Redact(rawURL), err)
 	}
-	d := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool), schema: schema, url: rawURL}
+	d := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool), schema: schema, url: rawURL, connCfg: cfg.ConnConfig.Copy()}
 	if err := d.migrate(ctx); err != nil {
-		d.Close()
+		_ = d.sql.Close()
+		pool.Close()
 		return nil, err
 	}
+	d.startNotifier()
 	return d, nil
 }
 
@@ -110,6 +121,7 @@ func Redact(rawURL string) string {
 
 // Close closes the pool. Running statements finish first.
 func (d *DB) Close() error {
+	d.closeNotifier()
 	err := d.sql.Close()
 	d.pool.Close()
 	return err

@@ -9,12 +9,10 @@ package wire
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
-	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/mcp"
@@ -25,7 +23,8 @@ import (
 // what `browsertask serve` uses without flags, except Engine, which must
 // start from engine.DefaultConfig().
 type Options struct {
-	// DBPath is the SQLite file (created when missing).
+	// DBPath is the SQLite file (created when missing) or a postgres://
+	// URL (OpenStore).
 	DBPath string
 	// Engine is the engine's configuration. Its trust level, file-URL
 	// switch and tab limit are also the browser manager's: they are one
@@ -55,7 +54,7 @@ type Options struct {
 // never does).
 type Process struct {
 	Log     *slog.Logger
-	DB      *db.DB
+	DB      Store
 	Browser *browser.Manager
 	Engine  *engine.Engine
 	MCP     *mcp.Server
@@ -71,9 +70,9 @@ func Open(ctx context.Context, o Options) (*Process, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	store, err := db.Open(ctx, o.DBPath)
+	store, err := OpenStore(ctx, o.DBPath)
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", o.DBPath, err)
+		return nil, err
 	}
 	bo := o.Browser
 	bo.Logger = log.With("component", "browser")
