@@ -200,7 +200,7 @@ func answerHow(cfg *config, getenv func(string) string) string {
 		return ""
 	}
 	p := cfg.dbPath
-	if strings.ContainsAny(p, " \t'\"$") {
+	if strings.ContainsAny(p, " \t'\"$&?;|<>()*#!`~") {
 		p = "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 	}
 	return "--db " + p
