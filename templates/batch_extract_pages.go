@@ -61,6 +61,7 @@ type batchInputs struct {
 	// Render is "browser" (default), "http" (batch_extract_http.go) or
 	// "auto" (render_auto.go).
 	Render string `json:"render"`
+	pageFormats
 	pageLoad
 	resourceBlocking
 }
@@ -73,10 +74,13 @@ func parseBatchInputs(raw json.RawMessage) (*batchInputs, error) {
 			return nil, engine.Errorf(engine.InvalidParameter, "inputs: %v", err)
 		}
 	}
-	if in.IncludeText == nil {
+	explicitText := in.IncludeText != nil
+	if !explicitText {
 		t := true
 		in.IncludeText = &t
 	}
+	text, links := in.pageFormats.includes(*in.IncludeText, explicitText, in.IncludeLinks)
+	in.IncludeText, in.IncludeLinks = &text, links
 	if in.Render == "" {
 		in.Render = renderBrowser
 	}
@@ -135,6 +139,9 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 		return err
 	}
 	if err := in.resourceBlocking.check(); err != nil {
+		return err
+	}
+	if err := in.pageFormats.check(in.Render); err != nil {
 		return err
 	}
 	if in.Render == renderHTTP {
