@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/content"
 )
 
@@ -20,9 +21,9 @@ type pageContent struct {
 	// MarkdownBytes is the UTF-8 length of the page's whole Markdown and
 	// TokensEstimate ceil(MarkdownBytes / bytesPerToken); both are set
 	// (0 included) whenever markdown was asked for.
-	MarkdownBytes     *int `json:"markdownBytes,omitempty"`
-	TokensEstimate    *int `json:"tokensEstimate,omitempty"`
-	MarkdownTruncated bool `json:"markdownTruncated,omitempty"`
+	MarkdownBytes     *int   `json:"markdownBytes,omitempty"`
+	TokensEstimate    *int   `json:"tokensEstimate,omitempty"`
+	MarkdownTruncated bool   `json:"markdownTruncated,omitempty"`
 	HTML              string `json:"html,omitempty"`
 	HTMLTruncated     bool   `json:"htmlTruncated,omitempty"`
 	// Metadata is what the page says about itself (format metadata).
@@ -74,14 +75,25 @@ func addContent(c *pageContent, f *pageFormats, body []byte, pageURL string) {
 const outerHTMLOnly = `document.documentElement ? document.documentElement.outerHTML : ''`
 
 // addBrowserContent reads the document in tab tb (loaded, extracted) and
-// adds the content formats to out, and the screenshot when asked for. A
-// failure is the content's (ContentError), never the page's: its fields
-// were read.
-func addBrowserContent(ctx context.Context, tb *browser.Tab, f *pageFormats, out *pageOut, timeoutMs int) {
+// adds the content formats to out, and the screenshot when asked for
+// (stored through env as "<page slug>.png"). A failure is the content's
+// (ContentError), never the page's: its fields were read. A screenshot
+// that cannot be taken fails the page (as in screenshot_pages), naming
+// the stage.
+func addBrowserContent(ctx context.Context, env engine.Env, tb *browser.Tab, f *pageFormats, out *pageOut, timeoutMs int) {
 	base := out.FinalURL
 	if base == "" {
 		base = out.URL
 	}
+	if e := browserContent(ctx, env, tb, f, &out.pageContent, out.URL, base, timeoutMs); e != nil && out.Error == nil {
+		out.Error = e
+	}
+}
+
+// browserContent is addBrowserContent for any page's content c: url is
+// the page as asked for (it names the screenshot), base its final URL.
+// It returns the screenshot's failure.
+func browserContent(ctx context.Context, env engine.Env, tb *browser.Tab, f *pageFormats, out *pageContent, url, base string, timeoutMs int) *engine.Error {
 	if f.content() {
 		xctx, cancel := context.WithTimeout(ctx, timeoutDur(timeoutMs))
 		raw, err := tb.Eval(xctx, outerHTMLOnly)
@@ -93,9 +105,33 @@ func addBrowserContent(ctx context.Context, tb *browser.Tab, f *pageFormats, out
 		if err != nil {
 			out.ContentError = fmt.Sprintf("reading the document failed: %v", err)
 		} else {
-			addContent(&out.pageContent, f, []byte(doc), base)
+			addContent(out, f, []byte(doc), base)
 		}
 	}
+	if !f.has(formatScreenshot) {
+		return nil
+	}
+	id, e := pageScreenshot(ctx, env, tb, url, timeoutMs)
+	out.ScreenshotArtifactID = id
+	return e
+}
+
+// pageScreenshot takes a PNG of the viewport of the page loaded in tb
+// and stores it. Errors (the page's): STEP_EXECUTION_FAILED when the
+// capture does not finish within timeoutMs, EXECUTION_ERROR when it
+// cannot be stored.
+func pageScreenshot(ctx context.Context, env engine.Env, tb *browser.Tab, url string, timeoutMs int) (string, *engine.Error) {
+	png, err := captureWithin(ctx, func(cctx context.Context) ([]byte, error) {
+		return tb.Screenshot(cctx, browser.ScreenshotOptions{Format: "png"})
+	}, "screenshot", url, "inputs.perPageTimeoutMs", timeoutMs)
+	if err != nil {
+		return "", engine.AsError(err)
+	}
+	id, err := env.PutArtifact(ctx, pageSlug(url)+".png", "image/png", png)
+	if err != nil {
+		return "", engine.AsError(err)
+	}
+	return id, nil
 }
 
 // wholeMarker ends content cut at maxWholeChars.
