@@ -612,5 +612,8 @@ func (t *ExtractStructured) Keep(ctx context.Context, env engine.Env, items []en
 		return "", "", err
 	}
 	id, err := putItemsJSON(ctx, env, out)
+	if in, perr := parseStructuredInputs(env.Inputs()); err == nil && perr == nil && in.has(formatMarkdown) {
+		_, err = (&structuredRun{in: in, hash: hash}).pagesMD(ctx, env)
+	}
 	return id, "items.json", err
 }

@@ -74,3 +74,15 @@ func streamPagesMD(ctx context.Context, env engine.Env, each func(add func(mdPag
 	}
 	return id, err
 }
+
+// keptMarkdown stores pages.md for a run that stopped early
+// (engine.Keeper), from its checkpoints in checkpoint order, as pages.json
+// is kept. Errors: as streamPagesMD.
+func keptMarkdown(ctx context.Context, env engine.Env) error {
+	_, err := streamPagesMD(ctx, env, func(add func(mdPage) error) error {
+		return env.EachItem(ctx, engine.ItemsQuery{After: -1}, func(it engine.Item) error {
+			return add(mdPageOf(restorePage(it.Key, it.Output, itemError(it))))
+		})
+	})
+	return err
+}

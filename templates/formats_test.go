@@ -148,3 +148,35 @@ func TestFormatsMarkdownOnEveryTemplateAndPath(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatsScreenshotAndKeep: formats screenshot in the browser stores
+// one PNG per page, named after it, in the page's screenshotArtifactId;
+// Keep (a run stopped early) writes pages.md beside pages.json.
+func TestFormatsScreenshotAndKeep(t *testing.T) {
+	srv := fixture.New(t)
+	urls := []string{srv.URL("/static/article.html"), srv.URL("/static/about.html")}
+	env := newEnv(t, mustJSON(t, map[string]any{"urls": urls, "formats": []string{"markdown", "screenshot"}, "concurrency": 2}))
+	out, err := runBatch(t, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result.(batchResult)
+	names := artifactNames(urls, "png")
+	for i, p := range res.Pages {
+		png, mime := env.artifact(names[i])
+		if p.Error != nil || p.ScreenshotArtifactID != "art_"+names[i] || mime != "image/png" || !strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n") {
+			t.Fatalf("page %d: error %v, screenshotArtifactId %q, %s of %d bytes", i, p.Error, p.ScreenshotArtifactID, mime, len(png))
+		}
+	}
+	md, _ := env.artifact("pages.md")
+	env.mu.Lock()
+	delete(env.artifacts, "pages.md")
+	env.mu.Unlock()
+	tpl := NewBatchExtractPages(nil).(engine.Keeper)
+	if _, _, err := tpl.Keep(t.Context(), env, nil); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := env.artifact("pages.md"); len(md) == 0 || string(kept) != string(md) {
+		t.Fatalf("Keep's pages.md:\n%s\nwant\n%s", kept, md)
+	}
+}
