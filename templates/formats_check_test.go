@@ -1,16 +1,19 @@
 package templates
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/content"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
@@ -185,4 +188,56 @@ func FuzzCutRunes(f *testing.F) {
 			t.Fatalf("cut %q from %q at %d", got, s, n)
 		}
 	})
+}
+
+// promptRecorder is a model that answers every question with answer and
+// keeps the last prompt it was sent.
+type promptRecorder struct {
+	mu     sync.Mutex
+	prompt string
+	answer string
+}
+
+func (p *promptRecorder) Sample(_ context.Context, req modelfill.SampleRequest) (modelfill.SampleResponse, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.prompt = req.Messages[len(req.Messages)-1].Content
+	return modelfill.SampleResponse{Text: p.answer}, nil
+}
+
+// TestFormatsStructuredModelReadsMarkdown: extract_structured with
+// formats markdown gives the model the page's Markdown (no cookie banner,
+// no footer) instead of its whole text, and the item carries it; without
+// formats the model gets the page's text as before.
+func TestFormatsStructuredModelReadsMarkdown(t *testing.T) {
+	srv := fixture.New(t)
+	pageURL := srv.URL("/static/article.html")
+	schema := json.RawMessage(`{"type": "object", "required": ["greenMinutes"], "properties": {"greenMinutes": {"type": "integer"}}}`)
+	md := articleMarkdown(t, pageURL)
+	for _, formats := range [][]string{{"markdown"}, nil} {
+		model := &promptRecorder{answer: `{"greenMinutes": 2}`}
+		in := map[string]any{"urls": []string{pageURL}, "render": "http"}
+		if formats != nil {
+			in["formats"] = formats
+		}
+		env := schemaEnv{newEnv(t, mustJSON(t, in)), schema}
+		out, err := runStructured(t, t.Context(), NewExtractStructured(nil, model), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := out.Result.(structuredResult).Items[0]
+		if it.Error != nil || it.Object["greenMinutes"] != 2.0 && it.Object["greenMinutes"] != 2 {
+			t.Fatalf("formats %v: item %+v", formats, it)
+		}
+		model.mu.Lock()
+		prompt := model.prompt
+		model.mu.Unlock()
+		banner := strings.Contains(prompt, "Accept all cookies")
+		if formats != nil && (banner || !strings.Contains(prompt, md[:200]) || it.Markdown != md) {
+			t.Fatalf("with markdown: the prompt has the banner %v, the Markdown %v; item markdown %d bytes\n%s", banner, strings.Contains(prompt, md[:200]), len(it.Markdown), prompt)
+		}
+		if formats == nil && (!banner || it.Markdown != "") {
+			t.Fatalf("without formats the model reads the page's text (banner %v), item markdown %q", banner, it.Markdown)
+		}
+	}
 }
