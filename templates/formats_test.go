@@ -2,6 +2,7 @@ package templates
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +179,55 @@ func TestFormatsScreenshotAndKeep(t *testing.T) {
 	}
 	if kept, _ := env.artifact("pages.md"); len(md) == 0 || string(kept) != string(md) {
 		t.Fatalf("Keep's pages.md:\n%s\nwant\n%s", kept, md)
+	}
+}
+
+// TestRenderAutoComparesMarkdown: with formats markdown, render "auto"'s
+// samples compare the Markdown too. On the mixed site's hybrid host
+// (server-rendered, a script fills the price) no field is asked for, so
+// only the Markdown tells: the first sample switches the section to the
+// browser, and every page's Markdown has the price the script wrote.
+// Without formats the same pages are served over HTTP after the samples.
+// On a static host the Markdown agrees and the pages after the samples
+// are read over HTTP, with their Markdown.
+func TestRenderAutoComparesMarkdown(t *testing.T) {
+	m := fixture.NewMixed(t)
+	bases := map[string]string{}
+	for _, h := range m.Hosts() {
+		bases[h.Kind] = h.Base
+	}
+	run := func(kind string, formats []string) []pageSummary {
+		urls := make([]string, 4)
+		for n := range urls {
+			urls[n] = fmt.Sprintf("%s/mixed/%d", bases[kind], n)
+		}
+		in := map[string]any{"urls": urls, "render": "auto", "concurrency": 1}
+		if formats != nil {
+			in["formats"] = formats
+		}
+		out, err := runBatch(t, newEnv(t, mustJSON(t, in)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Result.(batchResult).Pages
+	}
+	for n, p := range run(fixture.MixedHybrid, []string{"markdown"}) {
+		if p.RenderedBy != renderBrowser || p.RenderReason != "group /mixed/ needs JavaScript: /mixed/0: markdown differs" || !strings.Contains(p.Markdown, fmt.Sprintf("Price: %d.50", n)) {
+			t.Fatalf("hybrid page %d with markdown: %s %q %q", n, p.RenderedBy, p.RenderReason, p.Markdown)
+		}
+	}
+	for n, p := range run(fixture.MixedHybrid, nil) {
+		if want := map[bool]string{true: renderBrowser, false: renderHTTP}[n < autoFirstPages]; p.RenderedBy != want || p.Markdown != "" {
+			t.Fatalf("hybrid page %d without formats: %s %q, want %s", n, p.RenderedBy, p.RenderReason, want)
+		}
+	}
+	for n, p := range run(fixture.MixedStatic, []string{"markdown"}) {
+		want, reason := renderHTTP, ""
+		if n < autoFirstPages {
+			want, reason = renderBrowser, reasonSample
+		}
+		if p.RenderedBy != want || p.RenderReason != reason || !strings.Contains(p.Markdown, fmt.Sprintf("Price: %d.50", n)) {
+			t.Fatalf("static page %d with markdown: %s %q %q, want %s %q", n, p.RenderedBy, p.RenderReason, p.Markdown, want, reason)
+		}
 	}
 }
