@@ -106,7 +106,8 @@ func (t *BatchExtractPages) Info() engine.TemplateInfo {
 			"extracted are still recorded); some failures give partial_success, all failing gives " +
 			"STEP_EXECUTION_FAILED. The result lists every page without its text; the artifact pages.json " +
 			"holds everything. Resumable: after a restart, pages already done are not fetched again; submitting the " +
-			"same inputs again after a run that failed or was canceled continues from the pages it finished.",
+			"same inputs again after a run that failed or was canceled continues from the pages it finished." +
+			formatsDescription,
 		InputSchema:  json.RawMessage(batchInputSchema()),
 		ResultSchema: json.RawMessage(batchResultSchema),
 		TrustLevel:   "any",

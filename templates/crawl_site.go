@@ -96,7 +96,8 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 			"discover pages; when you already know the URLs use batch_extract_pages. Progress total grows as links " +
 			"are found. Failed pages are recorded (partial_success); all failing gives STEP_EXECUTION_FAILED. " +
 			"Resumable: pages already done are not fetched again, after a restart and when the same inputs are " +
-			"submitted again after a run that failed or was canceled (its pages are continued from).",
+			"submitted again after a run that failed or was canceled (its pages are continued from)." +
+			formatsDescription,
 		InputSchema: json.RawMessage(crawlInputSchema()), ResultSchema: json.RawMessage(crawlResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true, ContinuesEarlierRuns: true,
 		EstimatedStepsHint: "one step per page visited, at most maxPages",

@@ -184,7 +184,8 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 			"counts the model's calls and tokens, and so do the run's metrics (all attempts). Example options.outputSchema: {\"type\":\"object\",\"required\":" +
 			"[\"name\",\"price\"],\"properties\":{\"name\":{\"type\":\"string\"},\"price\":{\"type\":\"number\"}," +
 			"\"currency\":{\"type\":\"string\"},\"rating\":{\"type\":\"number\"}}}. Resumable: after a restart, pages " +
-			"already done are neither fetched nor sent to the model again.",
+			"already done are neither fetched nor sent to the model again. With formats: [\"markdown\"] the model reads the page's " +
+			"main content as Markdown instead of its whole text, and each item carries it (pages.md has every page's).",
 		InputSchema:          json.RawMessage(structuredInputSchema()),
 		ResultSchema:         json.RawMessage(structuredResultSchema),
 		TrustLevel:           "any",

@@ -175,3 +175,10 @@ const pageContentSchema = `"markdown": {"type": "string", "description": "With f
 
 // markdownArtifactSchema is the result property naming pages.md.
 const markdownArtifactSchema = `"markdownArtifactId": {"type": "string", "description": "With formats markdown: pages.md, every page's whole Markdown under a heading that is its URL, in the order of pages.json."},`
+
+// formatsDescription ends the page templates' descriptions: the content
+// formats, one word away.
+const formatsDescription = ` For an article's text without navigation or boilerplate, as a model reads it, add formats: ["markdown"]: ` +
+	`each page gets its main content as Markdown (absolute links, tables, code blocks) with markdownBytes and tokensEstimate, ` +
+	`inline in the answer while it fits (cut at maxChars, default 20000) and whole in pages.md; "html", "metadata", "text", "links" ` +
+	`and "screenshot" (render "browser") are the other formats.`
