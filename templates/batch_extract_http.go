@@ -49,6 +49,9 @@ func checkHTTPFields(fields map[string]fieldSpec) error {
 type httpExtractor struct {
 	f  *fetch.Fetcher
 	ex *page.Extractor
+	// formats, when set, adds the content formats to each HTML page
+	// from its fetched body (formats_content.go).
+	formats *pageFormats
 }
 
 // newHTTPExtractor prepares the fetcher and the extractor. Errors:
@@ -103,6 +106,9 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 	if err := mergeResult(h.ex.Extract(doc), out); err != nil {
 		out.Error = engine.AsError(err)
 		return out, pg, nil
+	}
+	if h.formats != nil {
+		addContent(&out.pageContent, h.formats, []byte(pg.Body), pg.URL)
 	}
 	if pg.Status >= 400 {
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).

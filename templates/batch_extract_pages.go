@@ -61,6 +61,7 @@ type batchInputs struct {
 	// Render is "browser" (default), "http" (batch_extract_http.go) or
 	// "auto" (render_auto.go).
 	Render string `json:"render"`
+	pageFormats
 	pageLoad
 	resourceBlocking
 }
@@ -73,10 +74,13 @@ func parseBatchInputs(raw json.RawMessage) (*batchInputs, error) {
 			return nil, engine.Errorf(engine.InvalidParameter, "inputs: %v", err)
 		}
 	}
-	if in.IncludeText == nil {
+	explicitText := in.IncludeText != nil
+	if !explicitText {
 		t := true
 		in.IncludeText = &t
 	}
+	text, links := in.pageFormats.includes(*in.IncludeText, explicitText, in.IncludeLinks)
+	in.IncludeText, in.IncludeLinks = &text, links
 	if in.Render == "" {
 		in.Render = renderBrowser
 	}
@@ -102,7 +106,8 @@ func (t *BatchExtractPages) Info() engine.TemplateInfo {
 			"extracted are still recorded); some failures give partial_success, all failing gives " +
 			"STEP_EXECUTION_FAILED. The result lists every page without its text; the artifact pages.json " +
 			"holds everything. Resumable: after a restart, pages already done are not fetched again; submitting the " +
-			"same inputs again after a run that failed or was canceled continues from the pages it finished.",
+			"same inputs again after a run that failed or was canceled continues from the pages it finished." +
+			formatsDescription,
 		InputSchema:  json.RawMessage(batchInputSchema()),
 		ResultSchema: json.RawMessage(batchResultSchema),
 		TrustLevel:   "any",
@@ -135,6 +140,9 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 		return err
 	}
 	if err := in.resourceBlocking.check(); err != nil {
+		return err
+	}
+	if err := in.pageFormats.check(in.Render); err != nil {
 		return err
 	}
 	if in.Render == renderHTTP {

@@ -29,11 +29,14 @@ type pageSummary struct {
 	RenderedBy   string        `json:"renderedBy,omitempty"`
 	RenderReason string        `json:"renderReason,omitempty"`
 	Error        *engine.Error `json:"error"`
+	// pageContent is what inputs.formats adds, cut at maxChars
+	// (formats_content.go).
+	pageContent
 }
 
 // summaryOf is p's entry in a run's result.
 func summaryOf(p *pageOut) pageSummary {
-	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, LinksCapped: p.LinksCapped, FieldsOmitted: p.FieldsOmitted, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error}
+	return pageSummary{URL: p.URL, FinalURL: p.FinalURL, HTTPStatus: p.HTTPStatus, Title: p.Title, Fields: p.Fields, FieldsCapped: p.FieldsCapped, LinksCapped: p.LinksCapped, FieldsOmitted: p.FieldsOmitted, Meta: p.Meta, RenderedBy: p.RenderedBy, RenderReason: p.RenderReason, Error: p.Error, pageContent: p.pageContent}
 }
 
 // batchSummary counts the pages.
@@ -48,6 +51,8 @@ type batchResult struct {
 	Summary    batchSummary  `json:"summary"`
 	Pages      []pageSummary `json:"pages"`
 	ArtifactID string        `json:"artifactId"`
+	// MarkdownArtifactID names pages.md (format markdown).
+	MarkdownArtifactID string `json:"markdownArtifactId,omitempty"`
 }
 
 // pageTally counts the pages of a URL-list run and keeps the first errors,
@@ -116,5 +121,16 @@ func (r *batchRun) finish(ctx context.Context, pages []*pageOut, itemIdx []int) 
 		return nil, err
 	}
 	res.ArtifactID = id
+	if r.in.has(formatMarkdown) {
+		md, err := streamPagesMD(ctx, r.env, func(add func(mdPage) error) error {
+			return checkpointsInOrder(ctx, r.env, itemIdx, func(i int, it engine.Item) error {
+				return add(mdPageOf(restorePage(r.urls[i], it.Output, pages[i].Error)))
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.MarkdownArtifactID = md
+	}
 	return tally.outcome(res, map[string]any{"artifactId": id})
 }

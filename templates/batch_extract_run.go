@@ -38,7 +38,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}
-	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(),
+	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(), cutChars: in.resultCut(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)
@@ -52,6 +52,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		if err != nil {
 			return nil, err
 		}
+		h.formats = &in.pageFormats
 		defer h.close()
 		pool.noTab = true
 		pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
@@ -145,6 +146,7 @@ func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pag
 		out.Error = e
 		return out, nil
 	}
+	addBrowserContent(ctx, r.env, tb, &r.in.pageFormats, out, r.in.PerPageTimeoutMs)
 	if nav.Status >= 400 {
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, nav.Status, nav.StatusText).
 			WithDetails(map[string]any{"url": url, "httpStatus": nav.Status})

@@ -39,6 +39,7 @@ func batchInputSchema() string {
     "includeText": {"type": "boolean", "default": true, "description": "Include the page's visible text in pages.json (at most 20000 characters; textTruncated: true when the page had more)."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include the page's links [{href, text}] in pages.json (the first 1000 distinct links, each text cut at 200 characters; a page with more says linksTruncated: true and linksCapped {found, kept})."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include the meta tags (name/property → content), lang and canonical URL in pages.json; the meta tags also in the result's pages."},
+    ` + formatsSchema() + `,
     "blockResources": ` + blockResourcesSchema + `,
     "concurrency": ` + concurrencySchema() + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
@@ -73,11 +74,13 @@ const batchResultSchema = `{
           "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
           "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"group /shop/ needs JavaScript: /shop/1: fields differ (price)\": the section, the page that proved it, what differed; \"app shell: …\", \"not HTML (…)\")."},
+          ` + pageContentSchema + `
           "error": ` + errorObjectSchema + `
         }
       }
     },
     "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."},
+    ` + markdownArtifactSchema + `
     "truncated": {"type": "boolean", "description": "Set in an answer whose pages were cut to the answer budget (itemsInline of itemsTotal inline; artifactId has them all)."},
     "itemsInline": {"type": "integer"},
     "itemsTotal": {"type": "integer"}

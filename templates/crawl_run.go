@@ -40,7 +40,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	opts := withCaps(page.Options{Fields: pageFields(in.Fields), Text: in.IncludeText, Links: true, Meta: in.IncludeMeta})
 	opts.MaxLinks = crawlLinksRead
 	r := &crawlRun{in: in}
-	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
+	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished, cutChars: in.resultCut(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
 	r.front = newCrawlFrontier(r.pool, in.MaxPages, *in.MaxDepth, filter.follow)
 	r.pool.feed = r.front.next
@@ -50,7 +50,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	// r.finished adds its depth and the links it gives the frontier. The
 	// browser reads a page as batch_extract_pages does (one round trip for
 	// the load and the extraction).
-	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad}, pol: pol, opts: opts}
+	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad, pageFormats: in.pageFormats}, pol: pol, opts: opts}
 	if br.expr, err = extractExpr(opts); err != nil {
 		return nil, err
 	}
@@ -66,6 +66,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		if err != nil {
 			return nil, err
 		}
+		h.formats = &in.pageFormats
 		defer h.close()
 		r.pool.noTab = true
 		r.pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {
@@ -162,6 +163,8 @@ func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome,
 		Summary    batchSummary  `json:"summary"`
 		Pages      []summaryPage `json:"pages"`
 		ArtifactID string        `json:"artifactId"`
+		// MarkdownArtifactID names pages.md (format markdown).
+		MarkdownArtifactID string `json:"markdownArtifactId,omitempty"`
 	}{Pages: []summaryPage{}}
 	var tally pageTally
 	order := r.front.order()
@@ -188,5 +191,20 @@ func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome,
 		return nil, err
 	}
 	res.ArtifactID = id
+	if r.in.has(formatMarkdown) {
+		md, err := streamPagesMD(ctx, env, func(add func(mdPage) error) error {
+			return checkpointsInOrder(ctx, env, idx, func(k int, it engine.Item) error {
+				i := order[k]
+				r.pool.mu.Lock()
+				url, pageErr := r.pool.urls[i], r.pool.errs[i]
+				r.pool.mu.Unlock()
+				return add(mdPageOf(&r.pageFrom(i, it.Output, url, pageErr).pageOut))
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.MarkdownArtifactID = md
+	}
 	return tally.outcome(res, map[string]any{"artifactId": id})
 }

@@ -32,6 +32,7 @@ type crawlInputs struct {
 	// Render is "browser" (default), "http" (batch_extract_http.go) or
 	// "auto" (render_auto.go).
 	Render string `json:"render"`
+	pageFormats
 	pageLoad
 	resourceBlocking
 }
@@ -50,6 +51,7 @@ func crawlInputSchema() string {
     "includeText": {"type": "boolean", "default": false, "description": "Include each page's visible text in pages.json (at most 20000 characters; textTruncated: true when the page had more)."},
     "includeLinks": {"type": "boolean", "default": false, "description": "Include each page's links in pages.json (the first 1000 distinct links; a page with more says linksTruncated: true and linksCapped {found, kept, read}). Listed or not, the crawl follows every link of a page up to 100000 distinct ones (a page with more says linksCapped.read)."},
     "includeMeta": {"type": "boolean", "default": false, "description": "Include meta tags in pages.json."},
+    ` + formatsSchema() + `,
     "blockResources": ` + blockResourcesSchema + `,
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per section of a site (host and first path directory: /library/, / for root pages) the first pages and 1 in 20 later ones, until 4 matched, are also rendered in the browser and compared, fields, title and links; a section where the browser shows what the HTML lacks is read in the browser from then on, an app shell page (noscript) goes to the browser alone; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
     "concurrency": ` + concurrencySchema() + `,
@@ -72,7 +74,9 @@ const crawlResultSchema = `{
         "linksCapped": {"type": "object", "description": "When a cap left links out: {found: distinct links on the page, kept: links in pages.json (1000 at most, 0 without includeLinks), read: links the crawl followed from (100000 at most)}; absent otherwise."},
         "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
         "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"group /docs/ needs JavaScript: /docs/a.html: links differ\": the section, the page that proved it, what differed; \"app shell: …\")."},
+        ` + pageContentSchema + `
         "error": ` + errorObjectSchema + `}}},
+    ` + markdownArtifactSchema + `
     "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
   }
 }`
@@ -92,7 +96,8 @@ func (t *CrawlSite) Info() engine.TemplateInfo {
 			"discover pages; when you already know the URLs use batch_extract_pages. Progress total grows as links " +
 			"are found. Failed pages are recorded (partial_success); all failing gives STEP_EXECUTION_FAILED. " +
 			"Resumable: pages already done are not fetched again, after a restart and when the same inputs are " +
-			"submitted again after a run that failed or was canceled (its pages are continued from).",
+			"submitted again after a run that failed or was canceled (its pages are continued from)." +
+			formatsDescription,
 		InputSchema: json.RawMessage(crawlInputSchema()), ResultSchema: json.RawMessage(crawlResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: true, ContinuesEarlierRuns: true,
 		EstimatedStepsHint: "one step per page visited, at most maxPages",
@@ -109,6 +114,7 @@ func parseCrawlInputs(raw json.RawMessage) (*crawlInputs, error) {
 	if in.Render == "" {
 		in.Render = renderBrowser
 	}
+	in.IncludeText, in.IncludeLinks = in.pageFormats.includes(in.IncludeText, in.IncludeText, in.IncludeLinks)
 	in.pageLoad.applyDefaults()
 	return in, nil
 }
@@ -131,6 +137,9 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 		return err
 	}
 	if err := in.resourceBlocking.check(); err != nil {
+		return err
+	}
+	if err := in.pageFormats.check(in.Render); err != nil {
 		return err
 	}
 	if in.Render == renderHTTP {

@@ -44,6 +44,7 @@ type structuredInputs struct {
 	// without a browser: structured data is in the HTML a server sends;
 	// nothing scripts add is seen) or "auto" (extract_structured_auto.go).
 	Render string `json:"render"`
+	pageFormats
 	pageLoad
 	resourceBlocking
 }
@@ -109,6 +110,7 @@ func structuredInputSchema() string {
     ` + crawlScopeSchema("With startUrl: ") + `,
     "instruction": {"type": "string", "maxLength": 4000, "description": "Shown to the model with each page that still has missing properties (e.g. \"prices without tax\"); unused when no model is configured or nothing is missing."},
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default: what the page shows after its scripts ran), \"http\" (the HTML the server sends, fetched and parsed without a browser: much faster; JSON-LD, microdata, meta tags and x-selector hints in server-rendered markup are all there, nothing scripts add is) or \"auto\" (fetched over HTTP; per section of a site (host and first path directory) the first pages and 1 in 20 later ones, until 4 matched, are also rendered in the browser and compared, and a section whose browser HTML fills properties the HTTP HTML did not or gives other values is read in the browser from then on; an app shell page (noscript) goes to the browser alone; items.json says renderedBy and renderReason per page). In a named session the browser is used."},
+    ` + formatsSchema() + `,
     "blockResources": ` + blockResourcesSchema + `,
     "concurrency": ` + concurrencySchema() + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
@@ -141,12 +143,14 @@ const structuredResultSchema = `{
           "url": {"type": "string"},
           "depth": {"type": "integer", "description": "With startUrl: link hops from the start page (0 for the start page)."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render; with \"auto\" items.json adds renderReason)."},
+          ` + pageContentSchema + `
           "object": {"anyOf": [{"type": "object", "description": "The page's object; it validates against options.outputSchema."}, {"type": "null"}]},
           "error": ` + errorObjectSchema + `
         }
       }
     },
     "artifactId": {"type": "string", "description": "items.json: every page with its object, the source of each value, the properties still missing, how it was read (renderedBy, renderReason), its depth in a crawl and its error."},
+    ` + markdownArtifactSchema + `
     "ndjsonArtifactId": {"type": "string", "description": "items.ndjson: the object of every page that succeeded, one JSON object per line (absent when none did)."}
   }
 }`
@@ -180,7 +184,8 @@ func (t *ExtractStructured) Info() engine.TemplateInfo {
 			"counts the model's calls and tokens, and so do the run's metrics (all attempts). Example options.outputSchema: {\"type\":\"object\",\"required\":" +
 			"[\"name\",\"price\"],\"properties\":{\"name\":{\"type\":\"string\"},\"price\":{\"type\":\"number\"}," +
 			"\"currency\":{\"type\":\"string\"},\"rating\":{\"type\":\"number\"}}}. Resumable: after a restart, pages " +
-			"already done are neither fetched nor sent to the model again.",
+			"already done are neither fetched nor sent to the model again. With formats: [\"markdown\"] the model reads the page's " +
+			"main content as Markdown instead of its whole text, and each item carries it (pages.md has every page's).",
 		InputSchema:          json.RawMessage(structuredInputSchema()),
 		ResultSchema:         json.RawMessage(structuredResultSchema),
 		TrustLevel:           "any",
@@ -216,6 +221,12 @@ func (t *ExtractStructured) Check(inputs json.RawMessage, p engine.Profile) erro
 		return err
 	}
 	if err := in.resourceBlocking.check(); err != nil {
+		return err
+	}
+	if err := in.pageFormats.check(in.Render); err != nil {
+		return err
+	}
+	if err := checkStructuredFormats(in.Formats); err != nil {
 		return err
 	}
 	if in.crawling() {

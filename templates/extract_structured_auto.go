@@ -165,6 +165,11 @@ func (a *structuredAuto) differences(h *structuredItem, hp *parsedPage, b *struc
 	if a.r.links && !sameLinkTargets(hp.links, bp.links) {
 		parts = append(parts, "links differ")
 	}
+	if a.r.in.has(formatMarkdown) && !hiddenOnly(h.Markdown, b.Markdown) {
+		// render_auto_evidence.go's rule: all the browser's Markdown in
+		// the HTML's, in order, whitespace and case aside, agrees.
+		parts = append(parts, "markdown differs")
+	}
 	return strings.Join(parts, "; ")
 }
 

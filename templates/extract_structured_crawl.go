@@ -66,7 +66,7 @@ func (t *ExtractStructured) runCrawl(ctx context.Context, env engine.Env, r *str
 		it.Depth = &d
 		items = append(items, it)
 	}
-	return finishStructured(ctx, env, items)
+	return finishStructured(ctx, env, r, items)
 }
 
 // structuredCrawled turns the i-th page's item into its checkpoint: its

@@ -59,6 +59,8 @@ type structuredItem struct {
 	// links are the page's links, for a crawl's frontier (not stored:
 	// the frontier record keeps the ones it added).
 	links []page.Link
+	// pageContent is what inputs.formats adds (formats_structured.go).
+	pageContent
 }
 
 // schemaHash is a short fingerprint of a run's options.outputSchema (the
@@ -105,6 +107,8 @@ type structuredEntry struct {
 	RenderedBy string         `json:"renderedBy,omitempty"`
 	Object     map[string]any `json:"object"`
 	Error      *engine.Error  `json:"error"`
+	// pageContent is what inputs.formats adds, cut at maxChars.
+	pageContent
 }
 
 // structuredSummary counts the pages and the model's usage.
@@ -123,6 +127,8 @@ type structuredResult struct {
 	Items            []structuredEntry `json:"items"`
 	ArtifactID       string            `json:"artifactId"`
 	NDJSONArtifactID string            `json:"ndjsonArtifactId,omitempty"`
+	// MarkdownArtifactID names pages.md (format markdown).
+	MarkdownArtifactID string `json:"markdownArtifactId,omitempty"`
 }
 
 // structuredRun is one execution of extract_structured.
@@ -133,6 +139,8 @@ type structuredRun struct {
 	hash   string // schemaHash of the run's outputSchema
 	// links: collect each page's links (a crawl's frontier).
 	links bool
+	// env stores the screenshots of format screenshot.
+	env engine.Env
 }
 
 // CheckOutputSchema holds options.outputSchema at submit to the rules Run
@@ -174,9 +182,9 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if err != nil {
 		return nil, err
 	}
-	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema()), links: in.crawling()}
+	r := &structuredRun{in: in, schema: schema, model: runModel(t.model, env), hash: schemaHash(env.OutputSchema()), links: in.crawling(), env: env}
 	scoped := schemaScopedEnv{Env: env, hash: r.hash}
-	pool := &urlPool{env: scoped, slim: true, setup: in.resourceBlocking.setup(),
+	pool := &urlPool{env: scoped, slim: true, setup: in.resourceBlocking.setup(), cutChars: in.resultCut(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "extract_structured") }}
 	release, err := t.readPagesWith(ctx, env, r, pool)
 	if err != nil {
@@ -194,7 +202,7 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	for i, u := range urls {
 		items[i] = restoreStructured(u, pool.outputs[i], pool.errs[i])
 	}
-	return finishStructured(ctx, env, items)
+	return finishStructured(ctx, env, r, items)
 }
 
 // readPagesWith makes pool.work read pages the way inputs.render says:
@@ -304,6 +312,14 @@ func (r *structuredRun) browse(ctx context.Context, tb *browser.Tab, url string)
 		out.Error = e
 		return out, nil, nil
 	}
+	base := out.FinalURL
+	if base == "" {
+		base = url
+	}
+	if e := browserContent(ctx, r.env, tb, &r.in.pageFormats, &out.pageContent, url, base, r.in.PerPageTimeoutMs); e != nil {
+		out.Error = e
+		return out, nil, nil
+	}
 	return out, r.parse(out, doc), nil
 }
 
@@ -346,6 +362,8 @@ func (r *structuredRun) fetch(ctx context.Context, f *fetch.Fetcher, url string)
 	case !pg.IsHTML():
 		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered %s, not an HTML page; read it with render \"browser\"", url, pg.ContentType).
 			WithDetails(map[string]any{"url": url, "contentType": pg.ContentType})
+	default:
+		addContent(&out.pageContent, &r.in.pageFormats, []byte(pg.Body), pg.URL)
 	}
 	return out, pg
 }
@@ -411,7 +429,7 @@ func (r *structuredRun) complete(ctx context.Context, out *structuredItem, pp *p
 	if len(missing) > 0 && r.model != nil {
 		filled, err := modelfill.Fill(ctx, r.model, modelfill.Request{
 			Schema: r.schema, Known: obj, Missing: missing,
-			PageText: page.Text(), PageURL: base, Instruction: r.in.Instruction,
+			PageText: r.modelText(out, page), PageURL: base, Instruction: r.in.Instruction,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -506,12 +524,12 @@ func restoreStructured(url string, raw json.RawMessage, pageErr *engine.Error) *
 // outcome. Errors: STEP_EXECUTION_FAILED when no
 // page succeeded, EXECUTION_ERROR when an artifact cannot be stored, ctx's
 // cause when ctx ended.
-func finishStructured(ctx context.Context, env engine.Env, items []*structuredItem) (*engine.Outcome, error) {
+func finishStructured(ctx context.Context, env engine.Env, r *structuredRun, items []*structuredItem) (*engine.Outcome, error) {
 	res := structuredResult{Items: make([]structuredEntry, 0, len(items))}
 	var tally pageTally
 	objects := 0
 	for _, it := range items {
-		res.Items = append(res.Items, structuredEntry{URL: it.URL, Depth: it.Depth, RenderedBy: it.RenderedBy, Object: it.Object, Error: it.Error})
+		res.Items = append(res.Items, structuredEntry{URL: it.URL, Depth: it.Depth, RenderedBy: it.RenderedBy, Object: it.Object, Error: it.Error, pageContent: it.pageContent})
 		tally.count(it.Error, map[string]any{"url": it.URL})
 		res.Summary.ModelCalls += it.ModelCalls
 		res.Summary.PromptTokens += it.PromptTokens
@@ -551,6 +569,11 @@ func finishStructured(ctx context.Context, env engine.Env, items []*structuredIt
 		}
 		res.NDJSONArtifactID = nid
 	}
+	if r.in.has(formatMarkdown) {
+		if res.MarkdownArtifactID, err = r.pagesMD(ctx, env); err != nil {
+			return nil, err
+		}
+	}
 	return tally.outcome(res, map[string]any{"artifactId": id, "modelCalls": res.Summary.ModelCalls,
 		"promptTokens": res.Summary.PromptTokens, "completionTokens": res.Summary.CompletionTokens})
 }
@@ -589,5 +612,8 @@ func (t *ExtractStructured) Keep(ctx context.Context, env engine.Env, items []en
 		return "", "", err
 	}
 	id, err := putItemsJSON(ctx, env, out)
+	if in, perr := parseStructuredInputs(env.Inputs()); err == nil && perr == nil && in.has(formatMarkdown) {
+		_, err = (&structuredRun{in: in, hash: hash}).pagesMD(ctx, env)
+	}
 	return id, "items.json", err
 }

@@ -25,6 +25,8 @@ var fuzzInputSeeds = []string{
 	`{"startUrl":"http://127.0.0.1:1/","maxPages":5,"include":["*/a/*"],"fields":{"h":"h1"},"render":"http"}`,
 	`{"startUrl":"http://127.0.0.1:1/","steps":[{"action":"type","selector":"#pin","text":"1234","secret":true},{"action":"evaluate","script":"1"}]}`,
 	`{"url":"http://127.0.0.1:1/login","username":"u","password":"p","otp":{"secret":"x"}}`,
+	`{"urls":["http://127.0.0.1:1/"],"formats":["markdown","html","metadata"],"maxChars":100,"render":"auto"}`,
+	`{"startUrl":"http://127.0.0.1:1/","formats":["screenshot","text","pdf"],"render":"http"}`,
 	`{"urls":["file:///etc/passwd"]}`, `{"urls":["javascript:alert(1)"]}`, `null`, `[]`, `{"fields":{"a":7}}`,
 }
 

@@ -16,13 +16,19 @@ var (
 	_ engine.Keeper = (*CrawlSite)(nil)
 )
 
-// Keep stores the finished pages as pages.json.
+// Keep stores the finished pages as pages.json (and pages.md with
+// formats markdown: keptMarkdown).
 func (t *BatchExtractPages) Keep(ctx context.Context, env engine.Env, items []engine.Item) (string, string, error) {
 	id, err := streamPages(ctx, env, "pages.json", func(add func(any) error) error {
 		return env.EachItem(ctx, engine.ItemsQuery{After: -1}, func(it engine.Item) error {
 			return add(restorePage(it.Key, it.Output, itemError(it)))
 		})
 	})
+	if err == nil {
+		if in, perr := parseBatchInputs(env.Inputs()); perr == nil && in.has(formatMarkdown) {
+			err = keptMarkdown(ctx, env)
+		}
+	}
 	return id, "pages.json", err
 }
 
@@ -38,6 +44,9 @@ func (t *CrawlSite) Keep(ctx context.Context, env engine.Env, items []engine.Ite
 			return add(keptCrawlPage(it, in.IncludeLinks))
 		})
 	})
+	if err == nil && in.has(formatMarkdown) {
+		err = keptMarkdown(ctx, env)
+	}
 	return id, "pages.json", err
 }
 

@@ -42,6 +42,8 @@ type pageOut struct {
 	// page (render_auto.go); empty otherwise.
 	RenderReason string        `json:"renderReason,omitempty"`
 	Error        *engine.Error `json:"error"`
+	// pageContent is what inputs.formats adds (formats_content.go).
+	pageContent
 	// linksFound is the extraction's count of distinct links (past the
 	// cap), for a crawl to say what it cut (cutCrawlLinks).
 	linksFound int

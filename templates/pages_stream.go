@@ -111,6 +111,14 @@ func withoutFields(slim json.RawMessage) json.RawMessage {
 	m["fields"], m["fieldsCapped"] = json.RawMessage("{}"), nil
 	delete(m, "fieldsCapped")
 	m["fieldsOmitted"] = json.RawMessage("true")
+	// The content formats too (formats_content.go): pages.json and
+	// pages.md have them.
+	for _, k := range []string{"markdown", "html", "metadata"} {
+		if _, ok := m[k]; ok {
+			delete(m, k)
+			m["contentOmitted"] = json.RawMessage("true")
+		}
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return slim

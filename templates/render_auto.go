@@ -100,6 +100,8 @@ type autoRender struct {
 	tabs   *lazyTabs
 	// links: compare the pages' links too (they are extracted).
 	links bool
+	// markdown: compare the pages' Markdown too (format markdown).
+	markdown bool
 	// everyPage, when set, is the reason every page goes to the browser.
 	everyPage            string
 	first, every, enough int
@@ -296,8 +298,10 @@ func (r *batchRun) useAuto(ctx context.Context, pool *urlPool, named bool) (func
 	if err != nil {
 		return nil, err
 	}
+	h.formats = &r.in.pageFormats
 	tabs := pool.lazyTabs(ctx)
 	a := newAutoRender(h, r.fetch, tabs, r.opts.Links)
+	a.markdown = r.in.has(formatMarkdown)
 	a.restore(r.env.FinishedItems())
 	pool.noTab = true
 	pool.work = func(ctx context.Context, _ *browser.Tab, _ int, url string) (pageDone, error) {

@@ -129,6 +129,15 @@ func (a *autoRender) evidence(h, b *pageOut) sampleEvidence {
 	if a.links && !sameLinkTargets(h.Links, b.Links) {
 		e.js = append(e.js, "links differ")
 	}
+	if a.markdown && h.Markdown != b.Markdown {
+		// The fields' rule: all the browser's Markdown in the HTML's,
+		// in order, whitespace and case aside, is a text rule.
+		if hiddenOnly(h.Markdown, b.Markdown) {
+			e.textRule = append(e.textRule, "markdown")
+		} else {
+			e.js = append(e.js, "markdown differs")
+		}
+	}
 	return e
 }
 

@@ -64,6 +64,10 @@ type urlPool struct {
 	// slim keeps only slimOutput of each output in memory (outputs): the
 	// page templates read their pages back from the checkpoints.
 	slim bool
+	// cutChars, when > 0, cuts the markdown and html kept in outputs
+	// (the run's result) at that many characters (inputs.maxChars;
+	// cutContent).
+	cutChars int
 
 	sess    *browser.Session
 	pending int // urls[pending:] were added but not yet restored or queued
@@ -325,7 +329,7 @@ func (u *urlPool) kept(raw json.RawMessage) json.RawMessage {
 	if !u.slim {
 		return raw
 	}
-	out := slimOutput(raw)
+	out := cutContent(slimOutput(raw), u.cutChars)
 	if u.keptBytes+len(out) > maxResultBytes {
 		out = withoutFields(out)
 	}
