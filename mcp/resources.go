@@ -23,8 +23,11 @@ const (
 )
 
 // MaxResourceArtifactBytes is the largest artifact served whole as a
-// resource (1 MiB); larger ones answer a pointer to get_artifact.
-const MaxResourceArtifactBytes = 1 << 20
+// resource (8 MiB); larger ones answer a pointer to get_artifact. A client
+// reads a resource because it chose to, outside any answer budget, so the
+// limit only bounds the memory one read takes: pages.md of a 1000-page
+// Markdown crawl (about 1.2 MB) reads whole.
+const MaxResourceArtifactBytes = 8 << 20
 
 // addResources registers the two resource templates.
 func (s *Server) addResources() {
@@ -68,7 +71,7 @@ func (s *Server) readRunResource(ctx context.Context, req *sdk.ReadResourceReque
 }
 
 // readArtifactResource serves browsertask://artifacts/{artifactId}: the
-// whole artifact when it is at most 1 MiB, read chunk by chunk through the
+// whole artifact when it is at most MaxResourceArtifactBytes, read chunk by chunk through the
 // engine; else a JSON pointer to get_artifact. Errors: resource-not-found
 // for unknown or expired artifacts.
 func (s *Server) readArtifactResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {

@@ -19,7 +19,7 @@ func TestResourceTemplates(t *testing.T) {
 	eng := newEngine(t, cfg)
 	srv := NewServer(eng, ServerOptions{Version: "test"})
 	if srv.resourceMax != MaxResourceArtifactBytes {
-		t.Fatalf("resource limit %d, want 1 MiB", srv.resourceMax)
+		t.Fatalf("resource limit %d, want 8 MiB", srv.resourceMax)
 	}
 	// Small sizes keep the test fast under -race; the logic is the same.
 	const limit = 4000
