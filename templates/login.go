@@ -100,7 +100,7 @@ func (t *Login) Info() engine.TemplateInfo {
 			"\"declined\" when the person declined to give the one-time code, \"rejected\" when the site did not accept it), " +
 			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
 		InputSchema: json.RawMessage(loginInputSchema()), ResultSchema: json.RawMessage(loginResultSchema),
-		TrustLevel: "any", Resumable: false, NeedsBrowser: true,
+		TrustLevel: "any", Resumable: false, NeedsBrowser: true, RequiresSession: true,
 		EstimatedStepsHint: "4 steps: open, fill, submit, verify",
 		Examples:           []json.RawMessage{json.RawMessage(`{"url":"https://example.com/login","username":"alice","password":"…","success":{"urlContains":"/dashboard"}}`)},
 	}
