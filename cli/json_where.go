@@ -17,7 +17,8 @@ func jsonProblem(b []byte, err error) string {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Sprintf("%s: %s", jsonWhere(b, syn.Offset), syn.Error())
+		// Offset counts the offending byte itself: point at it.
+		return fmt.Sprintf("%s: %s", jsonWhere(b, syn.Offset-1), syn.Error())
 	case errors.As(err, &typ):
 		where := jsonWhere(b, typ.Offset)
 		if typ.Field != "" {
@@ -50,7 +51,7 @@ func jsonWhere(b []byte, offset int64) string {
 	for start > 0 && start < len(b) && !utf8.RuneStart(b[start]) {
 		start--
 	}
-	near := strings.TrimSpace(strings.ReplaceAll(string(b[start:off]), "\n", " "))
+	near := strings.Join(strings.Fields(string(b[start:off])), " ")
 	if near == "" {
 		return fmt.Sprintf("line %d, column %d", line, col)
 	}
