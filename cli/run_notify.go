@@ -86,7 +86,9 @@ type notifier struct {
 const notifyDeadline = time.Minute
 
 // Waiting notifies that r waits for a person.
-func (n *notifier) Waiting(ctx context.Context, r *engine.Run) { n.send(ctx, summaryOf(notify.Waiting, r)) }
+func (n *notifier) Waiting(ctx context.Context, r *engine.Run) {
+	n.send(ctx, summaryOf(notify.Waiting, r))
+}
 
 // Ended notifies that r ended and waits for every delivery.
 func (n *notifier) Ended(ctx context.Context, r *engine.Run) {
