@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -165,6 +166,9 @@ func submitErr(err error, sessionID string) error {
 	var e *engine.Error
 	if errors.As(err, &e) && e.Code == engine.InvalidParameter && sessionID == "" && e.Details["field"] == "sessionId" {
 		return fmt.Errorf("%s: this template runs inside a browser session that outlives the run\n  recovery: add --session new (and --save-session FILE to keep the login for later runs with --session-state FILE), or start one with browsertask sessions new and pass --session ID", e.Code)
+	}
+	if errors.As(err, &e) && e.Code == engine.InvalidParameter && sessionID != "" && strings.Contains(e.Message, "secrets never leave") {
+		return fmt.Errorf("%s: %s\n  recovery: a run with secret inputs (a password) runs in the process that opens its session: use --session new here (--save-session FILE keeps the login; later runs take --session-state FILE, or hold it with browsertask sessions import FILE)", e.Code, e.Message)
 	}
 	return domainErr(err)
 }
