@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +77,9 @@ func followRun(ctx context.Context, a *app, run *engine.Run, o followOptions) (*
 	}
 	if err != nil {
 		return nil, domainErr(err)
+	}
+	if final.Status == engine.StatusCanceled {
+		final = settleCanceled(context.WithoutCancel(ctx), a.engine, final)
 	}
 	adopted.check(context.WithoutCancel(ctx), final)
 	bar.done(final)
@@ -171,4 +175,62 @@ func submitErr(err error, sessionID string) error {
 		return fmt.Errorf("%s: %s\n  recovery: a run with secret inputs (a password) runs in the process that opens its session: use --session new here (--save-session FILE keeps the login; later runs take --session-state FILE, or hold it with browsertask sessions import FILE)", e.Code, e.Message)
 	}
 	return domainErr(err)
+}
+
+// settlePoll is how often settleCanceled looks at the execution.
+const settlePoll = 50 * time.Millisecond
+
+// settleCanceled returns the canceled run once what it kept is recorded:
+// a cancel is written at once, and the process executing the run stores
+// the pages it finished (pages.json) and adds them to the run moments
+// later (engine/keep.go). Printed before that, the Run would say
+// artifactIds [] although the pages are kept. It waits, up to stopWait,
+// for this process to stop executing the run, then for a "kept" event
+// when the run had finished steps but names no artifact yet (a peer
+// executed it).
+func settleCanceled(ctx context.Context, eng *engine.Engine, r *engine.Run) *engine.Run {
+	ctx, cancel := context.WithTimeout(ctx, stopWait)
+	defer cancel()
+	t := time.NewTicker(settlePoll)
+	defer t.Stop()
+	for slices.Contains(eng.Running(), r.RunID) {
+		select {
+		case <-ctx.Done():
+			return r
+		case <-t.C:
+		}
+	}
+	if fresh, err := eng.Get(ctx, r.RunID); err == nil {
+		r = fresh
+	}
+	if len(r.ArtifactIDs) > 0 || r.Progress.DoneSteps+r.Progress.FailedSteps == 0 {
+		return r
+	}
+	// A peer keeps it: wait a little for its "kept" event.
+	kctx, kcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer kcancel()
+	var seq int64
+	for {
+		evs, next, _, err := eng.WaitEvents(kctx, r.RunID, seq, time.Second)
+		if err != nil {
+			return r
+		}
+		seq = next
+		for _, ev := range evs {
+			if ev.Type == "kept" {
+				if fresh, err := eng.Get(ctx, r.RunID); err == nil {
+					return fresh
+				}
+				return r
+			}
+		}
+		if len(evs) == 0 {
+			// A terminal run's complete log answers at once: poll.
+			select {
+			case <-kctx.Done():
+				return r
+			case <-t.C:
+			}
+		}
+	}
 }
