@@ -146,8 +146,7 @@ func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pag
 		return out, nil
 	}
 	if nav.Status >= 400 {
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, nav.Status, nav.StatusText).
-			WithDetails(map[string]any{"url": url, "httpStatus": nav.Status})
+		out.Error = httpStatusError(url, nav.Status, nav.StatusText)
 	}
 	return out, nil
 }
