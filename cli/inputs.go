@@ -63,6 +63,9 @@ func buildInputs(pairs []string, file string, stdin io.Reader, schema json.RawMe
 		if err := jsonShaped(k, v); err != nil && typ != "string" {
 			return nil, err
 		}
+		if t := strings.TrimSpace(v); typ == "object" && !strings.HasPrefix(t, "{") {
+			return nil, fmt.Errorf("--input %s=: %s takes a JSON object, e.g. --input '%s={\"heading\":\"h1\"}' (see browsertask templates TEMPLATE), got %q", k, k, k, v)
+		}
 		if !known {
 			doc[k] = looseValue(v)
 			continue

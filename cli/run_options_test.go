@@ -59,6 +59,11 @@ func TestCLIRunOptionsAsFlags(t *testing.T) {
 		}
 	}
 
+	// An object input given as plain text says it takes JSON.
+	_, errs, _ = cli(t, "", "run", "batch_extract_pages", "--db", db, "--input", "urls=http://127.0.0.1:1/", "--input", "fields=heading:h1")
+	if want := `--input fields=: fields takes a JSON object, e.g. --input 'fields={"heading":"h1"}' (see browsertask templates TEMPLATE), got "heading:h1"`; !strings.Contains(errs, want) {
+		t.Errorf("fields as text: %q\nwant %q", errs, want)
+	}
 	// --inputs with broken JSON says where.
 	bad := filepath.Join(dir, "inputs.json")
 	if err := os.WriteFile(bad, []byte("{\n  \"items\": 2\n  \"content\": \"x\"\n}"), 0o600); err != nil {
