@@ -143,6 +143,7 @@ func TestCLINotifyRefusals(t *testing.T) {
 		{[]string{"--notify"}, "--notify: notify-send is not on PATH; install it (Debian/Ubuntu: apt-get install libnotify-bin) or use --notify-url"},
 		{[]string{"--notify-url", "ftp://x"}, `--notify-url must be an http(s) URL such as https://hooks.example/browsertask, got "ftp://x"`},
 		{[]string{"--notify-secret-file", "/nonexistent"}, "--notify-secret-file signs --notify-url bodies: add --notify-url"},
+		{[]string{"--notify-url", "http://127.0.0.1:1/", "--async"}, "--notify and --notify-url tell when a run followed here ends: leave out --async"},
 	} {
 		out, errs, code := cli(t, "", append([]string{"run", "dev_echo", "--dev-templates", "--db", db}, c.args...)...)
 		if code != 1 || out != "" || !strings.Contains(errs, c.want) {

@@ -90,6 +90,9 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
+	if async && notifier != nil {
+		return fmt.Errorf("--notify and --notify-url tell when a run followed here ends: leave out --async (a daemon's runs are followed with browsertask show, or MCP resources/subscribe)")
+	}
 	if async && (sess.isNew() || sess.save != "") {
 		return fmt.Errorf("--session new and --save-session need the run to end in this process: leave out --async (or start a session with browsertask sessions new)")
 	}
