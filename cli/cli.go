@@ -60,8 +60,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		usage(stdout)
 		return nil
 	default:
-		usage(stderr)
-		return fmt.Errorf("unknown command %q", cmd)
+		return unknownCommand(cmd)
 	}
 }
 

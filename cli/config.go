@@ -116,12 +116,16 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	if len(sub) > 0 {
 		return c, sub[0].parse(fs, c, args, getenv, stderr, shared)
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: browsertask %s [flags]\n\nEvery flag can also be set as BROWSERTASK_<FLAG> (dashes as underscores), e.g. BROWSERTASK_MAX_CONCURRENT_RUNS=2.\n\nFlags:\n", cmd)
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if isHelp(err) {
+			fmt.Fprintf(stderr, "Usage: browsertask %s [flags]\n\nEvery flag can also be set as BROWSERTASK_<FLAG> (dashes as underscores), e.g. BROWSERTASK_MAX_CONCURRENT_RUNS=2.\n\nFlags:\n", cmd)
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, flagError(fs, err, fmt.Sprintf("Usage: browsertask %s [flags]   (browsertask %s --help for more)", cmd, cmd))
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see browsertask %s --help)", fs.Arg(0), cmd)

@@ -35,11 +35,19 @@ func (s *cmdFlags) parse(fs *flag.FlagSet, c *config, args []string, getenv func
 		f.DefValue = "warn"
 		_ = f.Value.Set("warn")
 	}
-	fs.Usage = func() { s.printUsage(fs, stderr, shared) }
+	// The flag package's own messages are replaced: --help prints the
+	// whole help, an error its fix and one line of usage.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	synopsis := synopsisOf(s.usage, strings.TrimPrefix(fs.Name(), "browsertask "))
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
-			return err
+			if isHelp(err) {
+				s.printUsage(fs, stderr, shared)
+				return err
+			}
+			return flagError(fs, err, synopsis)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -48,11 +56,10 @@ func (s *cmdFlags) parse(fs *flag.FlagSet, c *config, args []string, getenv func
 		rest = fs.Args()[1:]
 	}
 	if len(s.args) < s.minArgs || len(s.args) > s.maxArgs {
-		fs.Usage()
 		if len(s.args) < s.minArgs {
-			return fmt.Errorf("missing argument (see --help)")
+			return fmt.Errorf("missing argument\n%s", synopsis)
 		}
-		return fmt.Errorf("unexpected argument %q (see --help)", s.args[s.maxArgs])
+		return fmt.Errorf("unexpected argument %q\n%s", s.args[s.maxArgs], synopsis)
 	}
 	return applyEnv(fs, c, getenv, shared)
 }

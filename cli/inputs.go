@@ -43,7 +43,7 @@ func buildInputs(pairs []string, file string, stdin io.Reader, schema json.RawMe
 			return nil, fmt.Errorf("--inputs: %w", err)
 		}
 		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("--inputs %s: want a JSON object: %v", file, err)
+			return nil, fmt.Errorf("--inputs %s: want a JSON object: %s", file, jsonProblem(b, err))
 		}
 	}
 	var sch struct {
@@ -60,6 +60,12 @@ func buildInputs(pairs []string, file string, stdin io.Reader, schema json.RawMe
 		k, v, _ := strings.Cut(p, "=")
 		prop, known := sch.Properties[k]
 		typ := typeName(prop.Type)
+		if err := jsonShaped(k, v); err != nil && typ != "string" {
+			return nil, err
+		}
+		if t := strings.TrimSpace(v); typ == "object" && !strings.HasPrefix(t, "{") {
+			return nil, fmt.Errorf("--input %s=: %s takes a JSON object, e.g. --input '%s={\"heading\":\"h1\"}' (see browsertask templates TEMPLATE), got %q", k, k, k, v)
+		}
 		if !known {
 			doc[k] = looseValue(v)
 			continue
@@ -83,6 +89,22 @@ func buildInputs(pairs []string, file string, stdin io.Reader, schema json.RawMe
 		doc[k] = typedValue(v, typ)
 	}
 	return json.Marshal(doc)
+}
+
+// jsonShaped reports a value that looks like JSON (it starts with { or
+// [) and does not parse, saying where it is malformed: a broken object
+// must not reach the engine as a string and come back as "got string,
+// want object".
+func jsonShaped(key, v string) error {
+	t := strings.TrimSpace(v)
+	if !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+		return nil
+	}
+	var x any
+	if err := json.Unmarshal([]byte(t), &x); err != nil {
+		return fmt.Errorf("--input %s=: the value is not valid JSON: %s", key, jsonProblem([]byte(t), err))
+	}
+	return nil
 }
 
 // typeName reads a schema "type" that may be a string or a list.

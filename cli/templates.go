@@ -273,8 +273,19 @@ func exampleCommand(t engine.TemplateInfo, s *inputSchema) string {
 	for _, k := range keys {
 		parts = append(parts, "--input", shellQuote(k+"="+inputText(values[k])))
 	}
+	if t.UsesOutputSchema {
+		parts = append(parts, "--output-schema", shellQuote(exampleOutputSchema))
+	}
+	if t.RequiresSession {
+		parts = append(parts, "--session", "new", "--save-session", "session.json")
+	}
 	return strings.Join(parts, " ")
 }
+
+// exampleOutputSchema is the output schema the example command line of a
+// template that needs one (extract_structured) passes: a product, as in
+// the template's description.
+const exampleOutputSchema = `{"type":"object","required":["name","price"],"properties":{"name":{"type":"string"},"price":{"type":"number"},"currency":{"type":"string"}}}`
 
 // inputText writes one input value as --input takes it: a string as it
 // is, an array of strings and numbers comma-separated when no element

@@ -49,6 +49,9 @@ type TemplateInfo struct {
 	// accepts (its OutputSchemaChecker, else any valid JSON Schema
 	// 2020-12). Other templates accept and ignore it.
 	UsesOutputSchema bool `json:"usesOutputSchema,omitempty"`
+	// RequiresSession mirrors SessionRequirer for those who only see the
+	// info (the CLI's example command line opens a session for it).
+	RequiresSession bool `json:"-"`
 }
 
 // Outcome is what a template's Run returns on success.

@@ -76,6 +76,8 @@ type Server struct {
 	// resourceMax is the largest artifact served whole as a resource
 	// (MaxResourceArtifactBytes; tests lower it).
 	resourceMax int64
+	// watchers follow subscribed runs (resource_subscribe.go).
+	watchers runWatchers
 }
 
 // serverName is the implementation name announced in initialize.
@@ -129,6 +131,8 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 			Logger:                    log,
 			Capabilities:              caps,
 			SupportedProtocolVersions: servedVersions(),
+			SubscribeHandler:          func(ctx context.Context, r *sdk.SubscribeRequest) error { return s.subscribe(ctx, r) },
+			UnsubscribeHandler:        func(ctx context.Context, r *sdk.UnsubscribeRequest) error { return s.unsubscribe(ctx, r) },
 		},
 	)
 	tools := s.tools()

@@ -2,7 +2,6 @@ package templates
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
@@ -89,8 +88,7 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 	out.HTTPStatus, out.FinalURL = pg.Status, pg.URL
 	if !pg.IsHTML() && pg.Status >= 400 {
 		// The status is the page's failure, whatever the body's type.
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
-			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+		out.Error = httpStatusError(url, pg.Status, pg.StatusText)
 		return out, pg, nil
 	}
 	if !pg.IsHTML() {
@@ -111,12 +109,10 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 		addContent(&out.pageContent, h.formats, []byte(pg.Body), pg.URL)
 	}
 	if pg.Status >= 400 {
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
-			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+		out.Error = httpStatusError(url, pg.Status, pg.StatusText)
 	}
 	if pg.Truncated {
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s is larger than %d bytes; only its beginning was read", url, pg.Bytes).
-			WithDetails(map[string]any{"url": url, "reason": fmt.Sprintf("body over %d bytes", pg.Bytes)})
+		out.Error = tooLargeError(url, pg.Bytes)
 	}
 	return out, pg, doc
 }

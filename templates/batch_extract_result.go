@@ -60,6 +60,9 @@ type batchResult struct {
 type pageTally struct {
 	batchSummary
 	firstErrors []map[string]any
+	// firstRecovery is the first failed page's advice, which the run's
+	// error repeats when every page failed (a 404 is not "retry").
+	firstRecovery string
 }
 
 // count adds one page: e is its failure (nil = succeeded), entry names it
@@ -71,6 +74,9 @@ func (t *pageTally) count(e *engine.Error, entry map[string]any) {
 		return
 	}
 	t.Failed++
+	if t.firstRecovery == "" {
+		t.firstRecovery = e.Recovery
+	}
 	if len(t.firstErrors) < maxFirstErrors {
 		entry["errorCode"], entry["message"] = e.Code, e.Message
 		t.firstErrors = append(t.firstErrors, entry)
@@ -87,8 +93,12 @@ func (t *pageTally) outcome(res any, details map[string]any) (*engine.Outcome, e
 		for k, v := range details {
 			d[k] = v
 		}
-		return nil, engine.Errorf(engine.StepExecutionFailed, "all %d pages failed; first: %s: %s", t.Failed, first["url"], first["message"]).
+		e := engine.Errorf(engine.StepExecutionFailed, "all %d pages failed; first: %s: %s", t.Failed, first["url"], first["message"]).
 			WithDetails(d)
+		if t.firstRecovery != "" {
+			e.Recovery = t.firstRecovery
+		}
+		return nil, e
 	}
 	return &engine.Outcome{Result: res, Partial: t.Failed > 0}, nil
 }

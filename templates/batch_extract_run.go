@@ -148,8 +148,7 @@ func (r *batchRun) fetch(ctx context.Context, tb *browser.Tab, url string) (*pag
 	}
 	addBrowserContent(ctx, r.env, tb, &r.in.pageFormats, out, r.in.PerPageTimeoutMs)
 	if nav.Status >= 400 {
-		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, nav.Status, nav.StatusText).
-			WithDetails(map[string]any{"url": url, "httpStatus": nav.Status})
+		out.Error = httpStatusError(url, nav.Status, nav.StatusText)
 	}
 	return out, nil
 }

@@ -97,10 +97,11 @@ func (t *Login) Info() engine.TemplateInfo {
 			"used, or the run waits for the person: inputRequest {requestId: \"otp\", kind: \"secret\"} - ask your user " +
 			"for the code and answer with answer_task_run; never invent one. Errors: TPL_LOGIN_FIELD_NOT_FOUND (a field cannot be located: give fields.*), " +
 			"STEP_EXECUTION_FAILED (the success check failed: wrong credentials or an unexpected page; details.reason " +
-			"\"declined\" when the person declined to give the one-time code, \"rejected\" when the site did not accept it), " +
+			"\"declined\" when the person declined to give the one-time code, \"rejected\" when the site did not accept 3 codes: " +
+			"after a rejected code the run asks again, requestId \"otp2\" then \"otp3\", quoting the site's message, also after a wrong inputs.otp; details.attempts counts them), " +
 			"NAVIGATION_TIMEOUT, INVALID_PARAMETER (no sessionId). Not resumable.",
 		InputSchema: json.RawMessage(loginInputSchema()), ResultSchema: json.RawMessage(loginResultSchema),
-		TrustLevel: "any", Resumable: false, NeedsBrowser: true,
+		TrustLevel: "any", Resumable: false, NeedsBrowser: true, RequiresSession: true,
 		EstimatedStepsHint: "4 steps: open, fill, submit, verify",
 		Examples:           []json.RawMessage{json.RawMessage(`{"url":"https://example.com/login","username":"alice","password":"…","success":{"urlContains":"/dashboard"}}`)},
 	}
@@ -155,6 +156,17 @@ type loginFields struct {
 // NAVIGATION_TIMEOUT, TRUST_LEVEL_NOT_ALLOWED, SESSION_NOT_FOUND,
 // PAGE_CRASHED, EXECUTION_ERROR, ctx's cause.
 func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	p := &loginProgress{env: env, total: 4}
+	out, err := t.run(ctx, env, p)
+	if err != nil && ctx.Err() == nil {
+		// The last progress says how it ended, not the step it was at.
+		p.set(p.done, "login failed: "+failureReason(err))
+	}
+	return out, err
+}
+
+// run is Run with its progress reported through p.
+func (t *Login) run(ctx context.Context, env engine.Env, p *loginProgress) (*engine.Outcome, error) {
 	in, err := parseLoginInputs(env.Inputs())
 	if err != nil {
 		return nil, err
@@ -164,8 +176,7 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 		return nil, err
 	}
 	defer tb.Release(true)
-	total := 4
-	env.SetProgress(engine.Progress{TotalSteps: total, Message: "opening the login page"})
+	p.set(0, "opening the login page")
 	lp, err := loadPage(ctx, tb, in.URL, browser.WaitLoad, in.PerPageTimeoutMs)
 	if err != nil {
 		return nil, stopErr(ctx, err)
@@ -177,7 +188,7 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	env.SetProgress(engine.Progress{DoneSteps: 1, TotalSteps: total, Message: "filling the form"})
+	p.set(1, "filling the form")
 	wait := timeoutDur(in.TimeoutMs)
 	if err := tb.Type(ctx, *f.Username, in.Username, wait); err != nil {
 		return nil, stopErr(ctx, err)
@@ -185,7 +196,7 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if err := tb.TypeSecret(ctx, *f.Password, in.Password, wait); err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	env.SetProgress(engine.Progress{DoneSteps: 2, TotalSteps: total, Message: "submitting"})
+	p.set(2, "submitting")
 	if _, err := tb.Eval(ctx, loginMarkSeenJS); err != nil {
 		return nil, stopErr(ctx, err)
 	}
@@ -197,8 +208,8 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
-	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: total, Message: "checking success"})
-	usedOTP, left, err := t.secondStep(ctx, env, tb, in)
+	p.set(3, "checking success")
+	usedOTP, left, err := t.secondStep(ctx, env, tb, in, p)
 	if err != nil {
 		return nil, stopErr(ctx, err)
 	}
@@ -212,7 +223,7 @@ func (t *Login) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error
 	if raw, err := tb.Eval(ctx, loginPageStateJS); err == nil {
 		_ = json.Unmarshal(raw, &state)
 	}
-	env.SetProgress(engine.Progress{DoneSteps: total, TotalSteps: total, Message: "logged in"})
+	p.set(p.total, "logged in")
 	how := func(given string) string {
 		if given != "" {
 			return "given"

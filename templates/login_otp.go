@@ -3,9 +3,7 @@ package templates
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
@@ -135,20 +133,14 @@ type otpStep struct {
 }
 
 // secondStep waits, after the credentials were submitted, for either the
-// success check or a one-time-code field; for a code field it fills in the
-// code (inputs.otp, or the person's answer) and submits it. It reports
+// success check or a one-time-code field; for a code field it enters a
+// code (inputs.otp, or the person's answer) and submits it, with up to
+// otpAttempts tries when the site rejects one (enterCodes). It reports
 // whether a code was entered, and how long verify may still wait for the
 // success check: successTimeoutMs, or a last short look once a wait here
 // used it up. A page that shows neither within successTimeoutMs is left
 // to verify, which explains the failure.
-func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab, in *loginInputs) (bool, time.Duration, error) {
-	full := timeoutDur(in.SuccessTimeoutMs)
-	left := func(w context.Context) time.Duration {
-		if w.Err() != nil {
-			return loginLastLook
-		}
-		return full
-	}
+func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab, in *loginInputs, p *loginProgress) (bool, time.Duration, error) {
 	cfg, _ := json.Marshal(map[string]any{"urlContains": in.Success.URLContains, "selector": in.Success.Selector, "settleMs": loginSettle.Milliseconds()})
 	wctx, cancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
 	defer cancel()
@@ -158,61 +150,12 @@ func (t *Login) secondStep(ctx context.Context, env engine.Env, tb *browser.Tab,
 		if ctx.Err() != nil {
 			return false, 0, context.Cause(ctx)
 		}
-		return false, left(wctx), nil
-	}
-	code := in.OTP
-	if code == "" {
-		host := in.URL
-		if u, err := url.Parse(in.URL); err == nil && u.Host != "" {
-			host = u.Host
+		if wctx.Err() != nil {
+			return false, loginLastLook, nil
 		}
-		code, err = engine.AskText(ctx, env, otpRequestID, engine.QuestionSecret,
-			fmt.Sprintf("%s asks for a one-time code to finish logging in as %s (from your authenticator app, a text message or an e-mail)", host, in.Username))
-		if errors.Is(err, engine.ErrDeclined) {
-			return false, 0, engine.Errorf(engine.StepExecutionFailed, "login stopped: the one-time code %s asked for was declined", host).
-				WithDetails(map[string]any{"step": "otp", "reason": "declined"})
-		}
-		if err != nil {
-			return false, 0, err
-		}
+		return false, timeoutDur(in.SuccessTimeoutMs), nil
 	}
-	env.SetProgress(engine.Progress{DoneSteps: 3, TotalSteps: 4, Message: "entering the one-time code"})
-	wait := timeoutDur(in.TimeoutMs)
-	if err := tb.TypeSecret(ctx, step.OTP.Field, code, wait); err != nil {
-		return false, 0, err
-	}
-	if _, err := tb.Eval(ctx, otpMarkMessagesJS); err != nil {
-		return false, 0, err
-	}
-	if step.OTP.Submit != nil {
-		err = tb.Click(ctx, *step.OTP.Submit, wait)
-	} else {
-		err = tb.Press(ctx, "Enter")
-	}
-	if err != nil {
-		return false, 0, err
-	}
-	// The code page goes away (navigation, or the field is removed) before
-	// the success check, so the code page itself never passes for success;
-	// a code page that stays or comes back with a new error message means
-	// the site did not take the code: no need to wait for the success
-	// check then.
-	gctx, gcancel := context.WithTimeout(ctx, timeoutDur(in.SuccessTimeoutMs))
-	defer gcancel()
-	raw, err = tb.WaitValue(gctx, otpAfterCodeJS)
-	if ctx.Err() != nil {
-		return true, 0, context.Cause(ctx)
-	}
-	var after struct {
-		Rejected string `json:"rejected"`
-		URL      string `json:"url"`
-		Title    string `json:"title"`
-	}
-	if err == nil && json.Unmarshal(raw, &after) == nil && after.Rejected != "" {
-		return true, 0, engine.Errorf(engine.StepExecutionFailed, "login did not succeed: the site did not accept the one-time code; the page is %s (%q) and says %q", after.URL, after.Title, after.Rejected).
-			WithDetails(map[string]any{"step": "otp", "reason": "rejected", "url": after.URL, "title": after.Title, "pageMessage": after.Rejected})
-	}
-	return true, left(gctx), nil
+	return t.enterCodes(ctx, env, tb, in, p, step.OTP.Field, step.OTP.Submit)
 }
 
 // loginSettle is how long the success check must hold after the
@@ -228,10 +171,23 @@ const loginLastLook = 300 * time.Millisecond
 const otpMessageSelector = `[role=alert], .error, .alert, #error, .errors`
 
 // otpMarkMessagesJS notes the text of the page's error messages before the
-// code is submitted (data-browsertask-msg), so otpAfterCodeJS can tell a
-// message the submission brought.
-const otpMarkMessagesJS = `(() => { for (const e of document.querySelectorAll('` + otpMessageSelector + `'))
-  e.setAttribute('data-browsertask-msg', (e.innerText || e.textContent || '').trim()); return true })()`
+// code is submitted (data-browsertask-msg), and watches them from then on
+// (window.__btMsgTouched), so otpAfterCodeJS can tell a message the
+// submission brought: a new one, one with a new text, or the same text
+// written again (a second wrong code on a page that stays says "Invalid
+// code" once more).
+const otpMarkMessagesJS = `(() => { const sel = '` + otpMessageSelector + `';
+  for (const e of document.querySelectorAll(sel)) e.setAttribute('data-browsertask-msg', (e.innerText || e.textContent || '').trim());
+  if (window.__btMsgObs) window.__btMsgObs.disconnect();
+  const touched = new Set();
+  window.__btMsgTouched = touched;
+  window.__btMsgObs = new MutationObserver(ms => { for (const m of ms) {
+    const n = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+    const el = n && n.closest(sel);
+    if (el) touched.add(el);
+  } });
+  window.__btMsgObs.observe(document.documentElement, {subtree: true, childList: true, characterData: true});
+  return true })()`
 
 // otpAfterCodeJS resolves, once the page has loaded after the code was
 // submitted, when the code field went away (navigation or removal):
@@ -243,7 +199,7 @@ const otpAfterCodeJS = `new Promise(resolve => {` + otpFindJS + `
     for (const e of document.querySelectorAll('` + otpMessageSelector + `')) {
       const t = (e.innerText || e.textContent || '').replace(/\s+/g, ' ').trim();
       const r = e.getBoundingClientRect();
-      if (t && r.width > 0 && r.height > 0 && t !== e.getAttribute('data-browsertask-msg')) return t.slice(0, 200);
+      if (t && r.width > 0 && r.height > 0 && (t !== e.getAttribute('data-browsertask-msg') || (window.__btMsgTouched && window.__btMsgTouched.has(e)))) return t.slice(0, 200);
     }
     return '';
   };

@@ -67,9 +67,11 @@ func TestLoginAsksForTheOneTimeCode(t *testing.T) {
 }
 
 // TestLoginOneTimeCodeRejectedOnTheSamePage: a wrong code on a page that
-// stays (the field keeps its value, an error appears) fails at once with
-// reason "rejected" and the page's message, without waiting for the
-// success check; the session is not logged in.
+// stays (the field keeps its value, an error appears) is asked for again,
+// twice, the site's message in the question; after the third the run
+// fails with reason "rejected", the attempts and the page's message,
+// without waiting for the success check; the session is not logged in
+// and the last progress says how it ended.
 func TestLoginOneTimeCodeRejectedOnTheSamePage(t *testing.T) {
 	srv := fixture.New(t)
 	m := testManager(t)
@@ -78,15 +80,70 @@ func TestLoginOneTimeCodeRejectedOnTheSamePage(t *testing.T) {
 	env.sessionID, env.ask = "sess_otp_rejected", a.ask
 	_, err := runTemplate(t, NewLogin(m), env)
 	var e *engine.Error
-	if !asEngineError(err, &e) || e.Code != engine.StepExecutionFailed || e.Details["reason"] != "rejected" ||
-		e.Details["pageMessage"] != "Invalid code" || !strings.Contains(e.Message, "did not accept the one-time code") {
+	if !asEngineError(err, &e) || e.Code != engine.StepExecutionFailed || e.Details["reason"] != "rejected" || e.Details["attempts"] != 3 ||
+		e.Details["pageMessage"] != "Invalid code" || !strings.Contains(e.Message, "did not accept the one-time code in 3 attempts") {
 		t.Fatalf("wrong code: %v", err)
 	}
-	if strings.Contains(e.Message, "111111") || len(a.asked) != 1 || srv.OTPSubmissions() != 1 {
+	if strings.Contains(e.Message, "111111") || len(a.asked) != 3 || srv.OTPSubmissions() != 3 {
 		t.Fatalf("message %q, asked %d, submitted %d", e.Message, len(a.asked), srv.OTPSubmissions())
+	}
+	for i, id := range []string{"otp", "otp2", "otp3"} {
+		if q := a.asked[i]; q.RequestID != id || q.Kind != engine.QuestionSecret || (i > 0 && !strings.Contains(q.Message, `did not accept the one-time code: it says "Invalid code"`)) {
+			t.Fatalf("question %d: %+v", i, q)
+		}
+	}
+	if !strings.Contains(a.asked[2].Message, "(attempt 3 of 3)") {
+		t.Fatalf("the last question: %q", a.asked[2].Message)
+	}
+	if p := env.lastProgress(); !strings.HasPrefix(p.Message, "login failed: login did not succeed: the site did not accept the one-time code in 3 attempts") {
+		t.Fatalf("last progress %+v", p)
 	}
 	if st := membersStatus(t, srv, env.sessionID); st != 401 {
 		t.Fatalf("a wrong code logged in: HTTP %d", st)
+	}
+}
+
+// seqAsker answers the run's questions with answers in turn.
+type seqAsker struct {
+	asker
+	answers []json.RawMessage
+}
+
+func (a *seqAsker) ask(q engine.Question) (json.RawMessage, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, q)
+	return a.answers[min(len(a.asked), len(a.answers))-1], nil
+}
+
+// TestLoginSecondChanceForAMistypedCode: a mistyped code, then the right
+// one, logs in without redoing the password, on a code page that comes
+// back (b) and one that stays (d); a given inputs.otp that is wrong is
+// followed by a question.
+func TestLoginSecondChanceForAMistypedCode(t *testing.T) {
+	srv := fixture.New(t)
+	m := testManager(t)
+	for _, page := range []string{"/login-otp/b", "/login-otp/d"} {
+		a := &seqAsker{answers: []json.RawMessage{elicitAccept("value", "000000"), elicitAccept("value", fixture.OTPCode)}}
+		env := newEnv(t, otpLoginInputs(t, srv, page, nil))
+		env.sessionID, env.ask = "sess_second"+page[len(page)-1:], a.ask
+		out, err := runTemplate(t, NewLogin(m), env)
+		if err != nil || resultOf(t, out)["loggedIn"] != true || len(a.asked) != 2 || a.asked[1].RequestID != "otp2" ||
+			!strings.Contains(a.asked[1].Message, `it says "Invalid code"`) || !strings.Contains(a.asked[1].Message, "(attempt 2 of 3)") {
+			t.Fatalf("%s: %v, asked %+v", page, err, a.asked)
+		}
+		if p := env.lastProgress(); p.Message != "logged in" || p.DoneSteps != 4 {
+			t.Fatalf("%s: last progress %+v", page, p)
+		}
+		if st := membersStatus(t, srv, env.sessionID); st != 200 {
+			t.Fatalf("%s: not logged in: HTTP %d", page, st)
+		}
+	}
+	a := &seqAsker{answers: []json.RawMessage{elicitAccept("value", fixture.OTPCode)}}
+	env := newEnv(t, otpLoginInputs(t, srv, "/login-otp/a", map[string]any{"otp": "999999"}))
+	env.sessionID, env.ask = "sess_given_wrong", a.ask
+	if out, err := runTemplate(t, NewLogin(m), env); err != nil || resultOf(t, out)["loggedIn"] != true || len(a.asked) != 1 || a.asked[0].RequestID != "otp2" {
+		t.Fatalf("wrong inputs.otp: %v, asked %+v", err, a.asked)
 	}
 }
 
@@ -132,7 +189,7 @@ func TestLoginOneTimeCodeGivenOrWrong(t *testing.T) {
 	env = newEnv(t, otpLoginInputs(t, srv, fixture.OTPLoginPages[1], map[string]any{"successTimeoutMs": 2000}))
 	env.sessionID, env.ask = "sess_otp_wrong", a.ask
 	_, err = runTemplate(t, NewLogin(m), env)
-	if engine.CodeOf(err) != engine.StepExecutionFailed || !strings.Contains(err.Error(), "Invalid code") || len(a.asked) != 1 {
+	if engine.CodeOf(err) != engine.StepExecutionFailed || !strings.Contains(err.Error(), "Invalid code") || len(a.asked) != 3 {
 		t.Fatalf("wrong code: %v (asked %d)", err, len(a.asked))
 	}
 	if st := membersStatus(t, srv, "sess_otp_wrong"); st != 401 {
@@ -157,3 +214,13 @@ func TestLoginOneTimeCodeGivenOrWrong(t *testing.T) {
 }
 
 func asEngineError(err error, target **engine.Error) bool { return errors.As(err, target) }
+
+// lastProgress is the progress the run reported last.
+func (e *fakeEnv) lastProgress() engine.Progress {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.progress) == 0 {
+		return engine.Progress{}
+	}
+	return e.progress[len(e.progress)-1]
+}
