@@ -127,6 +127,10 @@ type Page struct {
 	// many body bytes were kept.
 	Truncated bool
 	Bytes     int64
+	// Raw is the body as it came (after Content-Encoding), for FetchRaw
+	// only; Body is then empty.
+	Raw     []byte
+	keepRaw bool
 	// deadline ends the page's time budget (its Fetch's Timeout), which
 	// the page's style sheets share (Document).
 	deadline time.Time
@@ -268,6 +272,8 @@ type request struct {
 	accept   string
 	maxBytes int64
 	timeout  time.Duration
+	// raw keeps the body's bytes undecoded (Page.Raw): FetchRaw.
+	raw bool
 }
 
 // fetch is Fetch with rq's Accept header, body cap and deadline.
@@ -288,7 +294,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, rq request) (*Page, 
 	}
 	fctx, cancel := context.WithTimeoutCause(ctx, rq.timeout, errFetchTimeout)
 	defer cancel()
-	page := &Page{deadline: time.Now().Add(rq.timeout)}
+	page := &Page{deadline: time.Now().Add(rq.timeout), keepRaw: rq.raw}
 	for hop := 0; ; hop++ {
 		resp, err := f.get(fctx, cur, rq.accept)
 		if err != nil {
@@ -356,6 +362,10 @@ func (f *Fetcher) readBody(ctx context.Context, resp *http.Response, page *Page,
 		page.StatusText = strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))
 	}
 	page.Header = resp.Header
+	if page.keepRaw {
+		page.Raw, page.Bytes = raw, int64(len(raw))
+		return nil
+	}
 	ct := resp.Header.Get("Content-Type")
 	page.ContentType = mediaType(ct)
 	if page.ContentType == "" {
