@@ -7,6 +7,7 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
 	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
@@ -38,13 +39,11 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 	}
 	pol := urlPolicy(t.b, env.Profile())
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
-	opts := withCaps(page.Options{Fields: map[string]page.Field{}, Links: true})
-	opts.MaxLinks = crawlLinksRead
-	h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs))
+	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: timeoutDur(in.PerPageTimeoutMs)})
 	if err != nil {
-		return nil, err
+		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
-	defer h.close()
+	defer f.Close()
 
 	r := &crawlRun{in: &crawlInputs{crawlScope: in.crawlScope, crawlDiscovery: in.crawlDiscovery}}
 	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, noTab: true, finished: r.finished}
@@ -56,7 +55,7 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 			// Listed from the sitemap: nothing to read on the page.
 			return pageDone{out: &pageOut{URL: url, Fields: map[string]any{}}}, nil
 		}
-		out := h.page(ctx, url)
+		out := mapRead(ctx, f, url)
 		return pageDone{out: out, failure: out.Error}, nil
 	}
 	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol); err != nil {
@@ -83,6 +82,39 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 	r.pool.mu.Unlock()
 	env.SetProgress(r.pool.progress())
 	return mapFinish(ctx, env, r, in.Search)
+}
+
+// mapRead fetches one URL for the map: its status, final URL, and for
+// HTML its title and links, parsed without style sheets or extraction
+// (a map needs no visible text). A URL that is not HTML is listed like
+// any other; a network failure or an error status is the URL's error.
+func mapRead(ctx context.Context, f *fetch.Fetcher, url string) *pageOut {
+	out := &pageOut{URL: url, Fields: map[string]any{}, RenderedBy: renderHTTP}
+	pg, err := f.Fetch(ctx, url)
+	if err != nil {
+		if ctx.Err() == nil {
+			out.Error = engine.AsError(err)
+		}
+		return out
+	}
+	out.HTTPStatus, out.FinalURL = pg.Status, pg.URL
+	if pg.Status >= 400 {
+		out.Error = engine.Errorf(engine.StepExecutionFailed, "%s answered HTTP %d %s", url, pg.Status, pg.StatusText).
+			WithDetails(map[string]any{"url": url, "httpStatus": pg.Status})
+	}
+	if !pg.IsHTML() {
+		return out
+	}
+	doc, err := page.ParseString(pg.Body, pg.URL)
+	if err != nil {
+		if out.Error == nil {
+			out.Error = parseFailure(url, err, adviceBrowser)
+		}
+		return out
+	}
+	out.Title = doc.Title()
+	out.Links, out.linksFound = doc.CountedLinks(crawlLinksRead)
+	return out
 }
 
 // mapFinish writes urls.json and the result from the pages in memory
