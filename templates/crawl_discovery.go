@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"errors"
+	"io"
 	"net/url"
 	"strconv"
 	"sync"
@@ -115,8 +116,8 @@ func (g *robotsGate) rules(rawURL string) *robots.Rules {
 // over HTTP (DNS, refused connection, the URL policy) has no rules: its
 // pages fail on their own, with their real error.
 func (g *robotsGate) fetchRules(origin string) *robots.Rules {
-	pg, err := g.f.FetchRaw(g.ctx, origin+"/robots.txt", "text/plain,*/*;q=0.5", robots.MaxBytes)
-	if err != nil {
+	status, body, _, err := g.f.FetchRaw(g.ctx, origin+"/robots.txt", "text/plain,*/*;q=0.5", robots.MaxBytes)
+	if err != nil && status == 0 {
 		if engine.CodeOf(err) == engine.NavigationTimeout {
 			return robots.Unreachable(robotsAgent, err)
 		}
@@ -124,7 +125,11 @@ func (g *robotsGate) fetchRules(origin string) *robots.Rules {
 		r.Status, r.Note = 0, "robots.txt could not be fetched ("+shortErr(err)+"): no rules"
 		return r
 	}
-	return robots.Parse(pg.Status, pg.Raw, robotsAgent)
+	if err != nil && status < 400 {
+		// The body broke off: what arrived is not the whole file.
+		return robots.Unreachable(robotsAgent, err)
+	}
+	return robots.Parse(status, body, robotsAgent)
 }
 
 // allowed reports whether the run may visit rawURL, and if not why.
@@ -213,15 +218,17 @@ type sitemapSource struct {
 }
 
 // Sitemap implements sitemap.Source.
-func (s *sitemapSource) Sitemap(ctx context.Context, u string, maxBytes int64) (*sitemap.File, error) {
+func (s *sitemapSource) Sitemap(ctx context.Context, u string, maxBytes int64, read func(int, io.Reader) error) error {
 	if err := s.spacer.Wait(ctx, originOf(u)); err != nil {
-		return nil, err
+		return err
 	}
-	pg, err := s.f.FetchRaw(ctx, u, "application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5", maxBytes)
-	if err != nil {
-		return nil, errors.New(shortErr(err))
+	err := s.f.FetchStream(ctx, u, "application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5", maxBytes, read)
+	var e *engine.Error
+	if errors.As(err, &e) {
+		// The fetch's own failure, said without its code.
+		return errors.New(shortErr(e))
 	}
-	return &sitemap.File{Status: pg.Status, Body: pg.Raw, Truncated: pg.Truncated}, nil
+	return err
 }
 
 // sitemapRoots are the sitemaps to read for start: those robots.txt names

@@ -17,6 +17,7 @@ import (
 // start page's record.
 type crawlFinder struct {
 	d      *crawlDiscovery
+	limits sitemap.Limits
 	f      *fetch.Fetcher
 	gate   *robotsGate
 	spacer hostSpacer
@@ -27,14 +28,15 @@ type crawlFinder struct {
 const maxSkippedListed = 1000
 
 // newCrawlFinder makes the run's fetcher for robots.txt and sitemaps
-// (the run's URL policy, checked dialer, its own cookie jar). Errors:
-// EXECUTION_ERROR.
-func newCrawlFinder(ctx context.Context, d *crawlDiscovery, pol engine.URLPolicy) (*crawlFinder, error) {
+// (the run's URL policy, checked dialer, its own cookie jar); limits
+// bound the sitemaps (zero fields: sitemap.DefaultLimits; MaxURLs is
+// the crawl's places). Errors: EXECUTION_ERROR.
+func newCrawlFinder(ctx context.Context, d *crawlDiscovery, pol engine.URLPolicy, limits sitemap.Limits) (*crawlFinder, error) {
 	f, err := fetch.New(fetch.Options{Policy: pol})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
-	c := &crawlFinder{d: d, f: f, gate: &robotsGate{ctx: ctx, f: f, on: *d.RespectRobots, byOrigin: map[string]*robotsEntry{}}}
+	c := &crawlFinder{d: d, limits: limits, f: f, gate: &robotsGate{ctx: ctx, f: f, on: *d.RespectRobots, byOrigin: map[string]*robotsEntry{}}}
 	c.spacer = &crawlDelaySpacer{delay: c.gate.delay, last: map[string]time.Time{}}
 	return c, nil
 }
@@ -60,7 +62,9 @@ func (c *crawlFinder) attach(ctx context.Context, front *crawlFrontier, pool *ur
 	front.robots = c.gate.allowed
 	front.noLinks = c.d.Sitemap == sitemapOnly
 	if c.d.Sitemap != sitemapSkip {
-		front.seedsFor = func() ([]sitemap.Entry, *sitemap.Result) { return c.seeds(ctx, start, front.follow, front.maxPages) }
+		front.seedsFor = func() ([]sitemap.Entry, *sitemap.Result) {
+			return c.seeds(ctx, start, front.follow, max(1, front.maxPages-1))
+		}
 	}
 	work := pool.work
 	pool.work = func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
@@ -80,7 +84,9 @@ func (c *crawlFinder) seeds(ctx context.Context, start string, follow func(strin
 		n := normalizeLink(u)
 		return n != "" && follow(n)
 	}
-	res, _ := sitemap.Discover(ctx, &sitemapSource{f: c.f, spacer: c.spacer}, roots, sitemap.Limits{MaxURLs: max}, keep)
+	lim := c.limits
+	lim.MaxURLs = max
+	res, _ := sitemap.Discover(ctx, &sitemapSource{f: c.f, spacer: c.spacer}, roots, lim, keep)
 	out := make([]sitemap.Entry, 0, len(res.Entries))
 	for _, e := range res.Entries {
 		out = append(out, sitemap.Entry{URL: normalizeLink(e.URL), Lastmod: e.Lastmod})

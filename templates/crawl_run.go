@@ -85,7 +85,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 
 	// robots.txt, Crawl-delay and sitemaps (crawl_finder.go), around
 	// whatever reads the pages.
-	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol); err != nil {
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, t.sitemapLimits); err != nil {
 		return nil, err
 	}
 	defer r.find.close()

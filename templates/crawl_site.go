@@ -9,12 +9,16 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/sitemap"
 )
 
 // CrawlSite is the crawl_site template: breadth-first from a start URL,
 // following links within limits, extracting like batch_extract_pages.
 type CrawlSite struct {
 	b *browser.Manager
+	// sitemapLimits bound the sitemaps a run reads (zero fields: the
+	// defaults, sitemap.DefaultLimits); tests lower them.
+	sitemapLimits sitemap.Limits
 }
 
 var _ engine.Template = (*CrawlSite)(nil)

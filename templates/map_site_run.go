@@ -9,6 +9,7 @@ import (
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/fetch"
 	"github.com/browsertask/browsertask/internal/extract/page"
+	"github.com/browsertask/browsertask/internal/extract/sitemap"
 )
 
 // mapURL is one URL of map_site's result and of urls.json.
@@ -58,7 +59,7 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 		out := mapRead(ctx, f, url)
 		return pageDone{out: out, failure: out.Error}, nil
 	}
-	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol); err != nil {
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, sitemap.Limits{}); err != nil {
 		return nil, err
 	}
 	defer r.find.close()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -37,15 +38,18 @@ func decodeMap(t *testing.T, out *engine.Outcome, env *fakeEnv) (mapResult, []ma
 }
 
 // TestMapSiteBigSite (issue 30, acceptance 2): map_site lists the 2000
-// pages of the generated site without a browser (the template has no
-// browser manager, and says it needs none), each fetched once, with its
-// title and depth; the result holds the first 1000, urls.json all.
+// pages of the generated site without a browser (the template says it
+// needs none, and the browser manager it is given launches nothing),
+// each fetched once, with its title and depth; the result holds the
+// first 1000, urls.json all.
 func TestMapSiteBigSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2000 pages fetched over HTTP; the full suite runs it")
 	}
 	srv := fixture.New(t)
-	tpl := NewMapSite(nil)
+	m := browser.NewManager(browser.Options{TempDir: t.TempDir()})
+	defer m.Close()
+	tpl := NewMapSite(m)
 	if tpl.Info().NeedsBrowser {
 		t.Fatal("map_site says it needs a browser")
 	}
@@ -57,6 +61,9 @@ func TestMapSiteBigSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := time.Since(began)
+	if pids := m.PIDs(); len(pids) != 0 {
+		t.Fatalf("map_site launched a browser: %v", pids)
+	}
 	res, all := decodeMap(t, out, env)
 	if res.Summary.Total != fixture.BigSitePages || res.Summary.Failed != 0 || len(all) != fixture.BigSitePages || len(res.URLs) != maxMapInline || !res.URLsTruncated {
 		t.Fatalf("summary %+v, %d URLs in urls.json, %d inline (truncated %v)", res.Summary, len(all), len(res.URLs), res.URLsTruncated)

@@ -127,10 +127,6 @@ type Page struct {
 	// many body bytes were kept.
 	Truncated bool
 	Bytes     int64
-	// Raw is the body as it came (after Content-Encoding), for FetchRaw
-	// only; Body is then empty.
-	Raw     []byte
-	keepRaw bool
 	// deadline ends the page's time budget (its Fetch's Timeout), which
 	// the page's style sheets share (Document).
 	deadline time.Time
@@ -272,8 +268,9 @@ type request struct {
 	accept   string
 	maxBytes int64
 	timeout  time.Duration
-	// raw keeps the body's bytes undecoded (Page.Raw): FetchRaw.
-	raw bool
+	// stream, when set, reads the final response's body instead of
+	// readBody (FetchStream, raw.go).
+	stream func(resp *http.Response, page *Page) error
 }
 
 // fetch is Fetch with rq's Accept header, body cap and deadline.
@@ -294,7 +291,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, rq request) (*Page, 
 	}
 	fctx, cancel := context.WithTimeoutCause(ctx, rq.timeout, errFetchTimeout)
 	defer cancel()
-	page := &Page{deadline: time.Now().Add(rq.timeout), keepRaw: rq.raw}
+	page := &Page{deadline: time.Now().Add(rq.timeout)}
 	for hop := 0; ; hop++ {
 		resp, err := f.get(fctx, cur, rq.accept)
 		if err != nil {
@@ -319,7 +316,11 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, rq request) (*Page, 
 			cur = next
 			continue
 		}
-		err = f.readBody(fctx, resp, page, rq.maxBytes)
+		if rq.stream != nil {
+			err = rq.stream(resp, page)
+		} else {
+			err = f.readBody(fctx, resp, page, rq.maxBytes)
+		}
 		if err != nil {
 			return nil, f.mapErr(ctx, fctx, cur, err)
 		}
@@ -362,10 +363,6 @@ func (f *Fetcher) readBody(ctx context.Context, resp *http.Response, page *Page,
 		page.StatusText = strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))
 	}
 	page.Header = resp.Header
-	if page.keepRaw {
-		page.Raw, page.Bytes = raw, int64(len(raw))
-		return nil
-	}
 	ct := resp.Header.Get("Content-Type")
 	page.ContentType = mediaType(ct)
 	if page.ContentType == "" {

@@ -1,10 +1,10 @@
 package sitemap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 )
 
@@ -48,18 +48,14 @@ func (l Limits) withDefaults() Limits {
 	return d
 }
 
-// File is what a Source fetched: the status and the body as it came
-// (gzip or not), cut at the byte cap asked for (Truncated).
-type File struct {
-	Status    int
-	Body      []byte
-	Truncated bool
-}
-
 // Source fetches sitemap files for Discover: through the run's HTTP path
-// (URL policy, checked dialer, cookies), at most maxBytes of body.
+// (URL policy, checked dialer, cookies). Sitemap hands read the final
+// response's status and its body as it arrives (gzip or not), at least
+// maxBytes+1 bytes of it when there are, and returns read's error, or
+// its own when no response came. read may stop early: a sitemap past a
+// bound is not downloaded further.
 type Source interface {
-	Sitemap(ctx context.Context, url string, maxBytes int64) (*File, error)
+	Sitemap(ctx context.Context, url string, maxBytes int64, read func(status int, body io.Reader) error) error
 }
 
 // Result is what Discover found.
@@ -114,22 +110,9 @@ func Discover(ctx context.Context, src Source, roots []Root, lim Limits, keep fu
 			break
 		}
 		res.Files++
-		f, err := src.Sitemap(ctx, j.url, lim.MaxBytes)
-		if ctx.Err() != nil {
-			return res, context.Cause(ctx)
-		}
-		if err != nil {
-			res.warn("%s: %v", j.url, err)
-			continue
-		}
-		if f.Status != 200 {
-			if !(j.guessed && f.Status == 404) {
-				res.warn("%s: HTTP status %d", j.url, f.Status)
-			}
-			continue
-		}
+		status := 0
 		var children []string
-		_, err = Parse(bytes.NewReader(f.Body), lim.MaxBytes, lim.MaxURLsPerFile, func(kind Kind, e Entry) error {
+		emit := func(kind Kind, e Entry) error {
 			if kind == KindIndex {
 				children = append(children, e.URL)
 				return nil
@@ -148,13 +131,33 @@ func Discover(ctx context.Context, src Source, roots []Root, lim Limits, keep fu
 			}
 			res.Entries = append(res.Entries, e)
 			return nil
+		}
+		err := src.Sitemap(ctx, j.url, lim.MaxBytes, func(st int, body io.Reader) error {
+			if status = st; st != 200 {
+				return nil
+			}
+			_, err := Parse(body, lim.MaxBytes, lim.MaxURLsPerFile, emit)
+			return err
 		})
+		if ctx.Err() != nil {
+			return res, context.Cause(ctx)
+		}
+		if status == 0 && err != nil {
+			res.warn("%s: %v", j.url, err)
+			continue
+		}
+		if status != 200 {
+			if !(j.guessed && status == 404) {
+				res.warn("%s: HTTP status %d", j.url, status)
+			}
+			continue
+		}
 		switch {
 		case errors.Is(err, errFull):
 			res.warn("%d URLs kept, the limit: the rest of %s and the sitemaps after it not read", lim.MaxURLs, j.url)
 		case errors.Is(err, ErrTooManyURLs):
 			res.warn("%s lists more than %d URLs (the sitemaps.org limit): the rest ignored", j.url, lim.MaxURLsPerFile)
-		case errors.Is(err, ErrTooLarge) || f.Truncated:
+		case errors.Is(err, ErrTooLarge):
 			res.warn("%s is larger than %d bytes (uncompressed): the rest ignored", j.url, lim.MaxBytes)
 		case err != nil:
 			res.warn("%s: %v", j.url, err)

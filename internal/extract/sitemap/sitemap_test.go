@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -17,19 +18,15 @@ type memSource struct {
 	fetched []string
 }
 
-func (m *memSource) Sitemap(_ context.Context, url string, maxBytes int64) (*File, error) {
+func (m *memSource) Sitemap(_ context.Context, url string, maxBytes int64, read func(int, io.Reader) error) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.fetched = append(m.fetched, url)
 	body, ok := m.files[url]
+	m.mu.Unlock()
 	if !ok {
-		return &File{Status: 404}, nil
+		return read(404, strings.NewReader("not found"))
 	}
-	f := &File{Status: 200, Body: []byte(body)}
-	if int64(len(f.Body)) > maxBytes {
-		f.Body, f.Truncated = f.Body[:maxBytes], true
-	}
-	return f, nil
+	return read(200, io.LimitReader(strings.NewReader(body), maxBytes+1))
 }
 
 func urlset(urls ...string) string {
