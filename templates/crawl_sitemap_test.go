@@ -161,16 +161,23 @@ func TestCrawlSiteSitemapModes(t *testing.T) {
 	for _, c := range []struct {
 		mode, want, skipped string
 		robots              bool
+		exclude             []string
 	}{
-		{"only", "/ " + orphans, "/secret/x", true},
-		{"include", "/ /linked/1 /linked/2 " + orphans, "/secret/x /secret/y", true},
-		{"skip", "/ /linked/1 /linked/2", "/secret/y", true},
-		{"include", "/ /linked/1 /linked/2 " + orphans + " /secret/x /secret/y", "", false},
+		{"only", "/ " + orphans, "/secret/x", true, nil},
+		{"include", "/ /linked/1 /linked/2 " + orphans, "/secret/x /secret/y", true, nil},
+		{"skip", "/ /linked/1 /linked/2", "/secret/y", true, nil},
+		{"include", "/ /linked/1 /linked/2 " + orphans + " /secret/x /secret/y", "", false, nil},
+		// Sitemap URLs outside the scope are dropped as links are.
+		{"only", "/ /orphan/2 /orphan/3 /orphan/4 /orphan/5 /orphan/6 /orphan/7 /orphan/8 /orphan/9", "/secret/x", true, []string{"*/orphan/1*"}},
 	} {
-		t.Run(fmt.Sprintf("%s robots %v", c.mode, c.robots), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s robots %v exclude %v", c.mode, c.robots, c.exclude), func(t *testing.T) {
 			secretBefore := site.hitsUnder("/secret/")
-			env := newEnv(t, mustJSON(t, map[string]any{"startUrl": site.URL + "/", "sitemap": c.mode, "respectRobots": c.robots,
-				"render": "http", "concurrency": 4, "maxPages": 100}))
+			in := map[string]any{"startUrl": site.URL + "/", "sitemap": c.mode, "respectRobots": c.robots,
+				"render": "http", "concurrency": 4, "maxPages": 100}
+			if c.exclude != nil {
+				in["exclude"] = c.exclude
+			}
+			env := newEnv(t, mustJSON(t, in))
 			out, err := runTemplate(t, NewCrawlSite(nil), env)
 			if err != nil {
 				t.Fatal(err)
@@ -180,7 +187,7 @@ func TestCrawlSiteSitemapModes(t *testing.T) {
 			if got := sortedKeys(pages); got != c.want {
 				t.Fatalf("pages\n got %s\nwant %s", got, c.want)
 			}
-			if pages["/"] != "start " || (c.mode != "skip" && (pages["/orphan/7"] != "sitemap 2025-03-02" || pages["/orphan/1"] != "sitemap 2025-03-01")) ||
+			if pages["/"] != "start " || (c.mode != "skip" && (pages["/orphan/7"] != "sitemap 2025-03-02" || pages["/orphan/2"] != "sitemap 2025-03-02")) ||
 				(c.mode != "only" && pages["/linked/2"] != "link ") {
 				t.Fatalf("sources: %v", pages)
 			}

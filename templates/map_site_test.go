@@ -144,7 +144,10 @@ func TestMapSiteResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, all := decodeMap(t, out, second)
+	res, all := decodeMap(t, out, second)
+	if len(res.Skipped) != 2 {
+		t.Fatalf("skipped after resuming: %+v", res.Skipped)
+	}
 	if len(all) != 13 || len(second.items) != 13-len(first.items) {
 		t.Fatalf("%d URLs, %d checkpoints in the second attempt after %d", len(all), len(second.items), len(first.items))
 	}
