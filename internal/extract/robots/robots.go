@@ -5,9 +5,12 @@
 // names.
 //
 // When robots.txt cannot be read the rules are Google's: a 4xx status
-// (404, 401, 403…) means there are no rules (allow all); a 5xx status or
-// a network error means the site is unavailable and nothing is crawled
-// (disallow all), since a crawler cannot tell what the site forbids.
+// (404, 401, 403…) means there are no rules (allow all); a 5xx status
+// means the site is unavailable and nothing is crawled (disallow all),
+// since a crawler cannot tell what the site forbids. A fetch that got no
+// answer is the caller's to class: Unreachable treats it as a 5xx
+// (templates does so for a timeout, and reads a host that cannot be
+// reached at all as having no rules, its pages failing on their own).
 // A file that does not parse (a rule before any User-agent line, a
 // Crawl-delay that is not a number) is read as allow all, with a Note.
 package robots
