@@ -78,7 +78,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres, map (and the diagnostic browsercost)")
 	flag.StringVar(&o.fidelityCorpora, "fidelity-corpora", "all", "fidelity: the corpora to compare, comma-separated: python3-doc, postgresql-doc-15, libjsoncpp-doc, trafilatura")
 	flag.IntVar(&o.fidelityPages, "fidelity-pages", 0, "fidelity: pages per corpus, spread evenly over it (0 = every page)")
 	flag.StringVar(&o.fidelityOut, "fidelity-out", filepath.Join(os.TempDir(), "browsertask-fidelity.tsv"), "fidelity: the file that lists every difference (corpus, page, aspect, class, detail)")
@@ -253,6 +253,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[15] postgres: wake-up latency (%d runs) and %d dev_echo runs drained by 1-3 engines, limit %d, vs SQLite\n", min(o.pacedRuns, 50), o.schedRuns, o.limit)
 		if res.postgres, err = benchPostgres(ctx, o, log, out); err != nil {
 			return fmt.Errorf("postgres: %w", err)
+		}
+	}
+	if want["map"] {
+		fmt.Fprintf(out, "[16] map_site: the generated site and python3-doc, %d fetches at once, beside crawl_site render http\n", o.tabs)
+		if err := benchMap(ctx, o, log, out); err != nil {
+			return fmt.Errorf("map: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/page"
+	"github.com/browsertask/browsertask/internal/extract/sitemap"
 )
 
 // crawl_site's frontier: every URL the crawl knows — done, being visited or
@@ -65,6 +66,16 @@ type crawlRecord struct {
 	// Added is Found in checkpoints written before the frontier ranked
 	// its URLs (read as Found).
 	Added []string `json:"added,omitempty"`
+	// Seeds are the sitemap URLs the start page's record carries
+	// (crawl_discovery.go), admitted at depth 0 before its links, as
+	// Found is: new ones within the places left.
+	Seeds []sitemap.Entry `json:"seeds,omitempty"`
+	// Sitemaps is what reading the sitemaps found (the start page's
+	// record only).
+	Sitemaps *sitemap.Result `json:"sitemaps,omitempty"`
+	// Skipped are the links (and seeds) robots.txt kept the crawl from,
+	// new when the page finished; listed in the result once each.
+	Skipped []crawlSkip `json:"skipped,omitempty"`
 }
 
 // links returns the record's Found (or, in an older checkpoint, Added).
@@ -107,6 +118,15 @@ type crawlFrontier struct {
 	// follow reports whether a normalised link may be visited
 	// (crawlFilter.follow).
 	follow func(link string) bool
+	// robots, when set, reports whether robots.txt lets the crawl visit
+	// a followed link, and if not why (robotsGate.allowed).
+	robots func(link string) (bool, string)
+	// noLinks follows no link (sitemap "only"): pages add nothing.
+	noLinks bool
+	// seeds, when set, are the sitemap URLs the start page's record
+	// carries, and sitemaps what reading them found; seedsFor computes
+	// them once, when the start page finishes in this attempt.
+	seedsFor func() ([]sitemap.Entry, *sitemap.Result)
 
 	mu    sync.Mutex
 	known map[string]int // normalised URL → pool index
@@ -115,15 +135,24 @@ type crawlFrontier struct {
 	// applied is how many nodes, in rank order, had their links applied;
 	// pending holds the Found links of finished nodes ranked after them.
 	applied  int
-	pending  map[int][]string
+	pending  map[int]*crawlRecord
 	inflight int // taken by next, not yet stored
+	// skipped lists the URLs robots.txt kept the crawl from, in the
+	// order their pages were applied; skippedSet holds them.
+	skipped    []crawlSkip
+	skippedSet map[string]bool
+	// sitemaps is the start page's record of its sitemaps (nil without);
+	// seeded holds the pool indexes of the URLs a sitemap named, with
+	// their lastmod there.
+	sitemaps *sitemap.Result
+	seeded   map[int]string
 	// wake is closed (and replaced) when the queue or inflight changes.
 	wake chan struct{}
 }
 
 func newCrawlFrontier(pool *urlPool, maxPages, maxDepth int, follow func(string) bool) *crawlFrontier {
 	f := &crawlFrontier{pool: pool, maxPages: maxPages, maxDepth: maxDepth, follow: follow,
-		known: map[string]int{}, pending: map[int][]string{}, wake: make(chan struct{})}
+		known: map[string]int{}, pending: map[int]*crawlRecord{}, skippedSet: map[string]bool{}, seeded: map[int]string{}, wake: make(chan struct{})}
 	f.queue.nodes = &f.nodes
 	return f
 }
@@ -142,13 +171,32 @@ func (f *crawlFrontier) admitLocked(url string, depth int) int {
 // + 1, while places are left, and queued.
 func (f *crawlFrontier) applyLocked() {
 	for {
-		found, ok := f.pending[f.applied]
+		rec, ok := f.pending[f.applied]
 		if !ok {
 			return
 		}
 		delete(f.pending, f.applied)
 		d := f.nodes[f.applied].depth + 1
-		for _, u := range found {
+		if rec.Sitemaps != nil {
+			f.sitemaps = rec.Sitemaps
+		}
+		for _, e := range rec.Seeds {
+			if len(f.nodes) >= f.maxPages {
+				break
+			}
+			if _, dup := f.known[e.URL]; !dup {
+				i := f.admitLocked(e.URL, d-1)
+				f.seeded[i] = e.Lastmod
+				heap.Push(&f.queue, i)
+			}
+		}
+		for _, sk := range rec.Skipped {
+			if _, dup := f.known[sk.URL]; !dup && !f.skippedSet[sk.URL] {
+				f.skippedSet[sk.URL] = true
+				f.skipped = append(f.skipped, sk)
+			}
+		}
+		for _, u := range rec.links() {
 			if len(f.nodes) >= f.maxPages {
 				break
 			}
@@ -182,16 +230,19 @@ func (f *crawlFrontier) rebuild(start string, prior map[string]engine.Item) {
 		if json.Unmarshal(it.Output, cp) != nil {
 			cp = &crawlCheckpoint{}
 		}
-		var found []string
+		rec := &crawlRecord{}
 		switch {
-		case f.nodes[i].depth >= f.maxDepth:
 		case cp.Frontier != nil:
-			found = cp.Frontier.links()
+			rec = cp.Frontier
+			if f.nodes[i].depth >= f.maxDepth {
+				rec.Found, rec.Added = []string{}, nil
+			}
+		case f.nodes[i].depth >= f.maxDepth || f.noLinks:
 		default:
 			// A checkpoint without a record: its links, found again.
-			found = followed(linkTargets(cp.Links), f.follow, f.maxPages)
+			rec.Found = followed(linkTargets(cp.Links), f.follow, f.maxPages)
 		}
-		f.pending[i] = found
+		f.pending[i] = rec
 		f.applyLocked()
 	}
 	// applyLocked queued every URL it admitted, finished or not.
@@ -289,20 +340,83 @@ func (f *crawlFrontier) next(ctx context.Context) (int, bool) {
 // names.
 func (f *crawlFrontier) finish(i int, cp *crawlCheckpoint) func() {
 	n := f.node(i)
-	found := []string{}
-	if n.depth < f.maxDepth {
-		found = followed(f.unknown(linkTargets(cp.Links)), f.follow, f.places())
+	rec := &crawlRecord{Seq: n.seq, Found: []string{}}
+	if i == 0 && f.seedsFor != nil {
+		seeds, res := f.seedsFor()
+		rec.Sitemaps = res
+		var urls []string
+		byURL := map[string]sitemap.Entry{}
+		for _, e := range seeds {
+			urls = append(urls, e.URL)
+			byURL[e.URL] = e
+		}
+		var kept []string
+		kept, rec.Skipped = f.split(f.unknown(urls), f.places())
+		for _, u := range kept {
+			rec.Seeds = append(rec.Seeds, byURL[u])
+		}
 	}
-	cp.Depth, cp.Frontier = n.depth, &crawlRecord{Seq: n.seq, Found: found}
+	if n.depth < f.maxDepth && !f.noLinks {
+		var skipped []crawlSkip
+		rec.Found, skipped = f.split(f.unknown(linkTargets(cp.Links)), f.places()-len(rec.Seeds))
+		rec.Skipped = append(rec.Skipped, skipped...)
+	}
+	cp.Depth, cp.Frontier = n.depth, rec
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.pending[i] = found
+		f.pending[i] = rec
 		f.applyLocked()
 		f.inflight--
 		close(f.wake)
 		f.wake = make(chan struct{})
 	}
+}
+
+// split returns the first max URLs of urls that follow accepts and
+// robots.txt allows, in order, and those robots.txt refused (listed,
+// never visited; they take no place).
+func (f *crawlFrontier) split(urls []string, max int) ([]string, []crawlSkip) {
+	out := urls[:0:0]
+	var skipped []crawlSkip
+	for _, u := range urls {
+		if len(out) >= max {
+			break
+		}
+		if !f.follow(u) {
+			continue
+		}
+		if f.robots != nil {
+			if ok, why := f.robots(u); !ok {
+				skipped = append(skipped, crawlSkip{URL: u, Reason: why})
+				continue
+			}
+		}
+		out = append(out, u)
+	}
+	return out, skipped
+}
+
+// skips returns the URLs robots.txt kept the crawl from, and the start
+// page's record of the sitemaps (nil without).
+func (f *crawlFrontier) skips() ([]crawlSkip, *sitemap.Result) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]crawlSkip(nil), f.skipped...), f.sitemaps
+}
+
+// source says how the i-th URL was found ("start", "sitemap", "link")
+// and its sitemap lastmod ("" when none).
+func (f *crawlFrontier) source(i int) (string, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i == 0 {
+		return "start", ""
+	}
+	if lastmod, ok := f.seeded[i]; ok {
+		return "sitemap", lastmod
+	}
+	return "link", ""
 }
 
 // node returns the place of the i-th URL.

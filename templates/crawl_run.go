@@ -18,6 +18,8 @@ type crawlRun struct {
 	in    *crawlInputs
 	pool  *urlPool
 	front *crawlFrontier
+	// find is the run's robots.txt and sitemaps (crawl_finder.go).
+	find *crawlFinder
 }
 
 // Run crawls. Errors: STEP_EXECUTION_FAILED (every page failed),
@@ -82,6 +84,17 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		defer release()
 	}
 
+	// robots.txt, Crawl-delay and sitemaps (crawl_finder.go), around
+	// whatever reads the pages.
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, t.sitemapLimits); err != nil {
+		return nil, err
+	}
+	defer r.find.close()
+	if err := r.find.checkStart(start); err != nil {
+		return nil, err
+	}
+	r.find.attach(ctx, r.front, r.pool, start)
+
 	r.front.rebuild(start, env.FinishedItems())
 	env.SetProgress(r.pool.progress())
 	if r.front.queued() > 0 {
@@ -141,6 +154,7 @@ func (r *crawlRun) pageFrom(i int, raw json.RawMessage, url string, pageErr *eng
 		p = &crawlPageOut{pageOut: pageOut{URL: url, Fields: map[string]any{}}}
 	}
 	p.Depth = r.front.depth(i)
+	p.Source, p.Lastmod = r.front.source(i)
 	if p.Error == nil {
 		p.Error = pageErr
 	}
@@ -157,7 +171,9 @@ func (r *crawlRun) pageFrom(i int, raw json.RawMessage, url string, pageErr *eng
 func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
 	type summaryPage struct {
 		pageSummary
-		Depth int `json:"depth"`
+		Depth   int    `json:"depth"`
+		Source  string `json:"source,omitempty"`
+		Lastmod string `json:"lastmod,omitempty"`
 	}
 	res := struct {
 		Summary    batchSummary  `json:"summary"`
@@ -165,13 +181,14 @@ func (r *crawlRun) finish(ctx context.Context, env engine.Env) (*engine.Outcome,
 		ArtifactID string        `json:"artifactId"`
 		// MarkdownArtifactID names pages.md (format markdown).
 		MarkdownArtifactID string `json:"markdownArtifactId,omitempty"`
-	}{Pages: []summaryPage{}}
+		discoveryResult
+	}{Pages: []summaryPage{}, discoveryResult: r.find.report(r.front)}
 	var tally pageTally
 	order := r.front.order()
 	idx := make([]int, len(order))
 	for k, i := range order {
 		p := r.page(i)
-		res.Pages = append(res.Pages, summaryPage{summaryOf(&p.pageOut), p.Depth})
+		res.Pages = append(res.Pages, summaryPage{summaryOf(&p.pageOut), p.Depth, p.Source, p.Lastmod})
 		tally.count(p.Error, map[string]any{"url": p.URL})
 		r.pool.mu.Lock()
 		idx[k] = r.pool.itemIdx[i]

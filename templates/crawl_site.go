@@ -9,12 +9,16 @@ import (
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/sitemap"
 )
 
 // CrawlSite is the crawl_site template: breadth-first from a start URL,
 // following links within limits, extracting like batch_extract_pages.
 type CrawlSite struct {
 	b *browser.Manager
+	// sitemapLimits bound the sitemaps a run reads (zero fields: the
+	// defaults, sitemap.DefaultLimits); tests lower them.
+	sitemapLimits sitemap.Limits
 }
 
 var _ engine.Template = (*CrawlSite)(nil)
@@ -25,6 +29,7 @@ func NewCrawlSite(b *browser.Manager) engine.Template { return &CrawlSite{b: b} 
 // crawlInputs are crawl_site's validated inputs.
 type crawlInputs struct {
 	crawlScope
+	crawlDiscovery
 	Fields       map[string]fieldSpec `json:"fields"`
 	IncludeText  bool                 `json:"includeText"`
 	IncludeLinks bool                 `json:"includeLinks"`
@@ -44,6 +49,7 @@ func crawlInputSchema() string {
   "properties": {
     "startUrl": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "Absolute http(s) URL where the crawl starts (depth 0)."},
     ` + crawlScopeSchema("") + `,
+    ` + crawlDiscoverySchema(sitemapSkip, "crawl_site finds pages by links as it always did; ask for \"include\" to add the sitemaps' pages.") + `,
     "fields": {"type": "object", "maxProperties": 100, "description": "As batch_extract_pages: name → CSS selector or {selector, attr?, all?}, capped as there (a capped field is named in the page's fieldsCapped).",
       "additionalProperties": {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
         {"type": "object", "additionalProperties": false, "required": ["selector"], "properties": {
@@ -74,10 +80,13 @@ const crawlResultSchema = `{
         "linksCapped": {"type": "object", "description": "When a cap left links out: {found: distinct links on the page, kept: links in pages.json (1000 at most, 0 without includeLinks), read: links the crawl followed from (100000 at most)}; absent otherwise."},
         "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
         "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"group /docs/ needs JavaScript: /docs/a.html: links differ\": the section, the page that proved it, what differed; \"app shell: …\")."},
+        "source": {"type": "string", "enum": ["start", "sitemap", "link"], "description": "How the page was found: the startUrl, a sitemap (inputs.sitemap) or a link."},
+        "lastmod": {"type": "string", "description": "The page's lastmod in its sitemap, as written there; absent when none."},
         ` + pageContentSchema + `
         "error": ` + errorObjectSchema + `}}},
     ` + markdownArtifactSchema + `
-    "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
+    "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."},
+    ` + discoveryResultSchema + `
   }
 }`
 
@@ -111,6 +120,7 @@ func parseCrawlInputs(raw json.RawMessage) (*crawlInputs, error) {
 		return nil, err
 	}
 	in.crawlScope.applyDefaults()
+	in.crawlDiscovery.applyDefaults(sitemapSkip)
 	if in.Render == "" {
 		in.Render = renderBrowser
 	}
@@ -252,6 +262,10 @@ func (f *crawlFilter) follow(link string) bool {
 type crawlPageOut struct {
 	pageOut
 	Depth int `json:"depth"`
+	// Source says how the page was found: "start", "sitemap" or "link";
+	// Lastmod is its sitemap's lastmod, when it had one.
+	Source  string `json:"source,omitempty"`
+	Lastmod string `json:"lastmod,omitempty"`
 }
 
 // String names a page in logs.

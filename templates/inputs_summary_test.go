@@ -34,6 +34,7 @@ func TestTemplatesSummarizeTheirInputs(t *testing.T) {
 		{"run_steps", `{"steps":[{"action":"type","selector":"#q","text":"hunter2"}]}`, "1 step"},
 		{"crawl_site", `{"startUrl":"https://docs.example/","maxPages":200}`, "from https://docs.example/, up to 200 pages"},
 		{"crawl_site", `{"startUrl":"https://u:p@docs.example/"}`, "from https://docs.example/"},
+		{"map_site", `{"startUrl":"https://u:p@docs.example/","maxPages":5000}`, "map of https://docs.example/, up to 5000 URLs"},
 		{"extract_structured", `{"urls":["https://shop.example/p/1","https://shop.example/p/2"],"instruction":"prices"}`, "https://shop.example/p/1 and 1 more"},
 		{"extract_structured", `{"startUrl":"https://shop.example/catalog/","maxPages":20}`, "from https://shop.example/catalog/, up to 20 pages"},
 		{"extract_structured", `not json`, ""},

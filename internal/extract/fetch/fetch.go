@@ -268,6 +268,9 @@ type request struct {
 	accept   string
 	maxBytes int64
 	timeout  time.Duration
+	// stream, when set, reads the final response's body instead of
+	// readBody (FetchStream, raw.go).
+	stream func(resp *http.Response, page *Page) error
 }
 
 // fetch is Fetch with rq's Accept header, body cap and deadline.
@@ -313,7 +316,11 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, rq request) (*Page, 
 			cur = next
 			continue
 		}
-		err = f.readBody(fctx, resp, page, rq.maxBytes)
+		if rq.stream != nil {
+			err = rq.stream(resp, page)
+		} else {
+			err = f.readBody(fctx, resp, page, rq.maxBytes)
+		}
 		if err != nil {
 			return nil, f.mapErr(ctx, fctx, cur, err)
 		}
