@@ -63,6 +63,7 @@ type batchInputs struct {
 	Render string `json:"render"`
 	pageLoad
 	resourceBlocking
+	politeness
 }
 
 // parseBatchInputs decodes inputs and applies the defaults.
@@ -142,7 +143,20 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 			return err
 		}
 	}
+	if err := in.politeness.check(t.policy(p)); err != nil {
+		return err
+	}
 	return checkURLs(in.URLs, t.policy(p))
+}
+
+// SecretValues keeps the proxy's credentials and the secret header values
+// out of everything stored and shown (engine.SecretInputs).
+func (t *BatchExtractPages) SecretValues(inputs json.RawMessage) []string {
+	in, err := parseBatchInputs(inputs)
+	if err != nil {
+		return nil
+	}
+	return in.politeness.secretValues()
 }
 
 // policy is the URL policy for a profile, with the browser manager's deny

@@ -20,6 +20,8 @@ type batchRun struct {
 	urls []string
 	opts page.Options
 	expr string
+	// wire is the run's User-Agent, headers and proxy (polite.go).
+	wire wire
 }
 
 // Run extracts every URL not checkpointed by an earlier attempt with
@@ -38,6 +40,9 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}
+	if r.wire, err = in.politeness.wire(env.Profile().UserAgent); err != nil {
+		return nil, err
+	}
 	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
@@ -48,7 +53,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 			return pageDone{out: out, failure: out.Error}, nil
 		}}
 	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
-		h, err := newHTTPExtractor(r.pol, r.opts, time.Duration(in.PerPageTimeoutMs)*time.Millisecond)
+		h, err := newHTTPExtractor(r.pol, r.opts, time.Duration(in.PerPageTimeoutMs)*time.Millisecond, r.wire)
 		if err != nil {
 			return nil, err
 		}
@@ -66,6 +71,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		}
 		defer release()
 	}
+	pool.work = politeWork(&in.politeness, in.politeness.gate(), pool.work)
 	if err := pool.runList(ctx, r.urls, in.Concurrency); err != nil {
 		return nil, err
 	}

@@ -42,7 +42,8 @@ func batchInputSchema() string {
     "blockResources": ` + blockResourcesSchema + `,
     "concurrency": ` + concurrencySchema() + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
-    "waitFor": ` + waitForSchema + `
+    "waitFor": ` + waitForSchema + `,
+    ` + politenessSchema() + `
   }
 }`
 }

@@ -50,8 +50,11 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	// r.finished adds its depth and the links it gives the frontier. The
 	// browser reads a page as batch_extract_pages does (one round trip for
 	// the load and the extraction).
-	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad}, pol: pol, opts: opts}
+	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad, politeness: in.politeness}, pol: pol, opts: opts}
 	if br.expr, err = extractExpr(opts); err != nil {
+		return nil, err
+	}
+	if br.wire, err = in.politeness.wire(env.Profile().UserAgent); err != nil {
 		return nil, err
 	}
 	r.pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
@@ -62,7 +65,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		return pageDone{out: out, failure: out.Error}, nil
 	}
 	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
-		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs))
+		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs), br.wire)
 		if err != nil {
 			return nil, err
 		}
@@ -81,6 +84,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		defer release()
 	}
 
+	r.pool.work = politeWork(&in.politeness, in.politeness.gate(), r.pool.work)
 	r.front.rebuild(start, env.FinishedItems())
 	env.SetProgress(r.pool.progress())
 	if r.front.queued() > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -42,6 +43,16 @@ type pageOut struct {
 	// page (render_auto.go); empty otherwise.
 	RenderReason string        `json:"renderReason,omitempty"`
 	Error        *engine.Error `json:"error"`
+	// Attempts is how many times the page was requested (inputs.retries:
+	// more than 1 after a transient failure); FailedAttempts are the
+	// attempts before the last that failed, each with its error and the
+	// wait that followed (polite_pool.go).
+	Attempts       int           `json:"attempts,omitempty"`
+	FailedAttempts []attemptNote `json:"failedAttempts,omitempty"`
+	// retryAfter is the last response's Retry-After (retryAfterSet: one
+	// was read), for politeWork; over HTTP only.
+	retryAfter    time.Duration
+	retryAfterSet bool
 	// linksFound is the extraction's count of distinct links (past the
 	// cap), for a crawl to say what it cut (cutCrawlLinks).
 	linksFound int
