@@ -43,7 +43,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if r.wire, err = in.politeness.wire(env.Profile().UserAgent); err != nil {
 		return nil, err
 	}
-	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(),
+	pool := &urlPool{env: env, slim: true, setup: r.wire.tabSetup(in.resourceBlocking.setup()),
 		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)

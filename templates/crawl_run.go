@@ -57,6 +57,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	if br.wire, err = in.politeness.wire(env.Profile().UserAgent); err != nil {
 		return nil, err
 	}
+	r.pool.setup = br.wire.tabSetup(r.pool.setup)
 	r.pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 		out, err := br.fetch(ctx, tb, url)
 		if err != nil {

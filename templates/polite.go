@@ -2,6 +2,7 @@ package templates
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/hostgate"
 )
@@ -243,4 +245,25 @@ func (p *politeness) wire(serverUA string) (wire, error) {
 		w.proxy = u
 	}
 	return w, nil
+}
+
+// tabSetup returns next (a pool's tab setup, may be nil) followed by the
+// run's identity on the tab: its User-Agent and extra headers
+// (browser.Tab.SetIdentity).
+func (w wire) tabSetup(next func(ctx context.Context, tb *browser.Tab) error) func(ctx context.Context, tb *browser.Tab) error {
+	if w.userAgent == "" && len(w.header) == 0 {
+		return next
+	}
+	headers := make(map[string]string, len(w.header))
+	for n := range w.header {
+		headers[n] = w.header.Get(n)
+	}
+	return func(ctx context.Context, tb *browser.Tab) error {
+		if next != nil {
+			if err := next(ctx, tb); err != nil {
+				return err
+			}
+		}
+		return tb.SetIdentity(ctx, w.userAgent, headers)
+	}
 }

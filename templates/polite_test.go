@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,74 @@ func onePage(t *testing.T, pages []pageOut) pageOut {
 func asJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestPoliteHeadersAndUserAgent: the run's userAgent and headers reach the
+// fixture host on both paths, for every page; the Cookie header is refused
+// naming the field.
+func TestPoliteHeadersAndUserAgent(t *testing.T) {
+	for _, render := range politeRenders {
+		t.Run(render, func(t *testing.T) {
+			site := newPoliteSite(t)
+			pages := runPolite(t, render, map[string]any{"urls": []string{site.url("/a"), site.url("/b")},
+				"userAgent": "PoliteBot/1.0 (+https://example.com/bot)",
+				"headers":   map[string]any{"X-Run-Tag": "tag-7", "Accept-Language": "de-CH", "Authorization": map[string]any{"value": "Bearer tok-123", "secret": true}}})
+			if len(pages) != 2 {
+				t.Fatalf("%d pages, want 2", len(pages))
+			}
+			for _, path := range []string{"/a", "/b"} {
+				hs := site.headersOf(path)
+				if len(hs) != 1 {
+					t.Fatalf("%s requested %d times, want 1", path, len(hs))
+				}
+				h := hs[0]
+				if h.Get("User-Agent") != "PoliteBot/1.0 (+https://example.com/bot)" || h.Get("X-Run-Tag") != "tag-7" ||
+					h.Get("Accept-Language") != "de-CH" || h.Get("Authorization") != "Bearer tok-123" {
+					t.Fatalf("%s was requested with User-Agent %q, X-Run-Tag %q, Accept-Language %q, Authorization %q",
+						path, h.Get("User-Agent"), h.Get("X-Run-Tag"), h.Get("Accept-Language"), h.Get("Authorization"))
+				}
+			}
+		})
+	}
+	for name, want := range map[string]string{"Cookie": "inputs.headers.Cookie", "connection": "inputs.headers.connection",
+		"Proxy-Authorization": "inputs.headers.Proxy-Authorization", "Host": "inputs.headers.Host", "bad name": "inputs.headers.bad name"} {
+		in := mustJSON(t, map[string]any{"urls": []string{"http://127.0.0.1:1/"}, "render": "http", "headers": map[string]string{name: "x"}})
+		e := engine.AsError(NewBatchExtractPages(nil).Check([]byte(in), newEnv(t, in).profile))
+		if e == nil || e.Code != engine.InvalidParameter || e.Details["field"] != want {
+			t.Fatalf("header %q: Check = %+v, want INVALID_PARAMETER naming %s", name, e, want)
+		}
+	}
+}
+
+// TestPoliteProxy: a run that names the proxy fixture sends every page
+// request through it, with its credentials; a run that does not name it
+// sends none through it. The credentials are a secret of the run.
+func TestPoliteProxy(t *testing.T) {
+	for _, render := range politeRenders {
+		t.Run(render, func(t *testing.T) {
+			site := newPoliteSite(t)
+			proxy := newForwardProxy(t, "")
+			urls := []string{site.url("/p1"), site.url("/p2"), site.url("/p3")}
+			pages := runPolite(t, render, map[string]any{"urls": urls, "proxy": proxy.srv.URL})
+			for _, p := range pages {
+				if p.Error != nil || p.HTTPStatus != 200 {
+					t.Fatalf("%s through the proxy: status %d, %+v", p.URL, p.HTTPStatus, p.Error)
+				}
+			}
+			seen := proxy.seen()
+			for _, u := range urls {
+				if !slices.Contains(seen, u) {
+					t.Fatalf("the proxy carried %v, not %s", seen, u)
+				}
+			}
+			before := len(seen)
+			runPolite(t, render, map[string]any{"urls": []string{site.url("/direct")}})
+			if n := len(proxy.seen()); n != before {
+				t.Fatalf("a run without a proxy sent %d requests through it: %v", n-before, proxy.seen()[before:])
+			}
+			if n := len(site.hitTimes("/direct")); n != 1 {
+				t.Fatalf("/direct requested %d times, want 1 (straight to the site)", n)
+			}
+		})
+	}
 }
