@@ -2,9 +2,9 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/go-rod/rod/lib/proto"
-	"github.com/ysmood/gson"
 )
 
 // SetIdentity makes the tab present itself as a run asks (inputs.userAgent
@@ -36,9 +36,13 @@ func (tb *Tab) SetIdentity(ctx context.Context, userAgent string, headers map[st
 	if err := (proto.NetworkEnable{}).Call(c); err != nil {
 		return tb.mapErr(ctx, err, "enable the network domain")
 	}
-	h := proto.NetworkHeaders{}
-	for name, v := range headers {
-		h[name] = gson.New(v)
+	raw, err := json.Marshal(headers)
+	if err != nil {
+		return err
+	}
+	var h proto.NetworkHeaders
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return err
 	}
 	if err := (proto.NetworkSetExtraHTTPHeaders{Headers: h}).Call(c); err != nil {
 		return tb.mapErr(ctx, err, "set the extra request headers")
