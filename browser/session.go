@@ -27,6 +27,8 @@ type Session struct {
 	log *slog.Logger
 	// policy holds every request of the session's tabs to the URL policy.
 	policy *requestPolicy
+	// proxy is the proxy server of its browser context ("" for none).
+	proxy string
 
 	slots chan struct{} // one token per open tab, cap = max tabs
 	// front is held (cap 1) by the tab being brought to the front of the
@@ -44,15 +46,21 @@ type Session struct {
 }
 
 // newSession creates the browser context. Errors: EXECUTION_ERROR.
-func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, gen, maxTabs int, pol *requestPolicy, log *slog.Logger) (*Session, error) {
-	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: true}.Call(b.Context(ctx))
+// With a proxy ("scheme://host:port") every request of the context goes
+// through it, loopback included.
+func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, gen, maxTabs int, pol *requestPolicy, log *slog.Logger, proxy string) (*Session, error) {
+	create := proto.TargetCreateBrowserContext{DisposeOnDetach: true}
+	if proxy != "" {
+		create.ProxyServer, create.ProxyBypassList = proxy, "<-loopback>"
+	}
+	res, err := create.Call(b.Context(ctx))
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot create a browser context for session %s: %v", id, err)
 	}
 	sb := *b
 	sb.BrowserContextID = res.BrowserContextID
 	return &Session{
-		id: id, in: in, gen: gen, b: &sb, log: log, policy: pol,
+		id: id, in: in, gen: gen, b: &sb, log: log, policy: pol, proxy: proxy,
 		slots: make(chan struct{}, maxTabs), front: make(chan struct{}, 1),
 		tabs: map[proto.TargetTargetID]*tab{},
 	}, nil

@@ -38,9 +38,9 @@ type Config struct {
 	// UserAgent is the User-Agent page-visiting runs send when their
 	// inputs name none (--user-agent; empty: the browser's own, and
 	// browsertask's over HTTP).
-	UserAgent string
-	IsRemote       bool
-	AllowFileURLs  bool
+	UserAgent     string
+	IsRemote      bool
+	AllowFileURLs bool
 	// MaxAttempts is how many executions of a run may end with their
 	// process gone (crash, kill -9, out of memory) before the run fails
 	// with EXECUTION_ERROR "interrupted N times" instead of being

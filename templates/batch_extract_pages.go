@@ -143,7 +143,7 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 			return err
 		}
 	}
-	if err := in.politeness.check(t.policy(p)); err != nil {
+	if err := in.politeness.check(t.policy(p), in.Render); err != nil {
 		return err
 	}
 	return checkURLs(in.URLs, t.policy(p))

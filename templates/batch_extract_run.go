@@ -44,7 +44,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		return nil, err
 	}
 	pool := &urlPool{env: env, slim: true, setup: r.wire.tabSetup(in.resourceBlocking.setup()),
-		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
+		open: func() (*browser.Session, error) { return openRunSession(ctx, t.b, env, "batch_extract_pages", r.wire) },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)
 			if err != nil {

@@ -32,6 +32,10 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		start = in.StartURL
 	}
 	pol := urlPolicy(t.b, env.Profile())
+	id, err := in.politeness.wire(env.Profile().UserAgent)
+	if err != nil {
+		return nil, err
+	}
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
 	// Links are always extracted: they are the frontier. Checkpoints and
 	// pages.json keep them only when the inputs ask for them.
@@ -41,7 +45,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	opts.MaxLinks = crawlLinksRead
 	r := &crawlRun{in: in}
 	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished,
-		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
+		open: func() (*browser.Session, error) { return openRunSession(ctx, t.b, env, "crawl_site", id) }}
 	r.front = newCrawlFrontier(r.pool, in.MaxPages, *in.MaxDepth, filter.follow)
 	r.pool.feed = r.front.next
 
@@ -54,9 +58,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	if br.expr, err = extractExpr(opts); err != nil {
 		return nil, err
 	}
-	if br.wire, err = in.politeness.wire(env.Profile().UserAgent); err != nil {
-		return nil, err
-	}
+	br.wire = id
 	r.pool.setup = br.wire.tabSetup(r.pool.setup)
 	r.pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 		out, err := br.fetch(ctx, tb, url)

@@ -140,7 +140,7 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 			return err
 		}
 	}
-	if err := in.politeness.check(urlPolicy(t.b, p)); err != nil {
+	if err := in.politeness.check(urlPolicy(t.b, p), in.Render); err != nil {
 		return err
 	}
 	return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))

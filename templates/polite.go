@@ -110,7 +110,10 @@ var refusedHeaders = map[string]string{
 // check refuses politeness inputs a run cannot use, naming the field.
 // Errors: INVALID_PARAMETER; TRUST_LEVEL_NOT_ALLOWED when the proxy's
 // address is refused by the URL policy.
-func (p *politeness) check(pol engine.URLPolicy) error {
+// render is the run's inputs.render: the browser path (browser, auto)
+// cannot use a proxy with credentials yet, nor any proxy under trust
+// restricted (its requests go through browsertask's own checking proxy).
+func (p *politeness) check(pol engine.URLPolicy, render string) error {
 	if strings.ContainsAny(p.UserAgent, "\r\n\x00") {
 		return invalidField("inputs.userAgent", "contains a line break or NUL; give one line of text")
 	}
@@ -141,6 +144,13 @@ func (p *politeness) check(pol engine.URLPolicy) error {
 	u, err := parseProxy(p.Proxy)
 	if err != nil {
 		return invalidField("inputs.proxy", err.Error())
+	}
+	if render != renderHTTP && u.User != nil {
+		return invalidField("inputs.proxy", "has credentials, which only render \"http\" can send for now (the browser cannot answer a proxy's authentication yet); use render \"http\" or a proxy without user:password@")
+	}
+	if render != renderHTTP && pol.TrustLevel == "restricted" {
+		return engine.Errorf(engine.TrustLevelNotAllowed, "inputs.proxy: under trust restricted the browser's requests go through browsertask's own checking proxy and cannot use another; use render \"http\", which sends through inputs.proxy and checks every page URL first").
+			WithDetails(map[string]any{"field": "inputs.proxy"})
 	}
 	// The proxy's address is held to the policy as a page's would be.
 	probe := "http://" + u.Host + "/"
@@ -266,4 +276,34 @@ func (w wire) tabSetup(next func(ctx context.Context, tb *browser.Tab) error) fu
 		}
 		return tb.SetIdentity(ctx, w.userAgent, headers)
 	}
+}
+
+// openRunSession opens the run's browser session (openSession); with a
+// proxy, in a browser context of its own that sends everything through
+// it. Errors: as openSession; INVALID_PARAMETER for a proxy in a named
+// session (its context was made without it) or with credentials;
+// TRUST_LEVEL_NOT_ALLOWED for a proxy under trust restricted.
+func openRunSession(ctx context.Context, b *browser.Manager, env engine.Env, template string, w wire) (*browser.Session, error) {
+	if w.proxy == nil || b == nil {
+		return openSession(ctx, b, env, template)
+	}
+	if b.Named(env.SessionID()) {
+		return nil, invalidField("inputs.proxy", "cannot be used in a named session (sessionId): the session's browser was set up without it; leave sessionId out, or the proxy")
+	}
+	if w.proxy.User != nil {
+		return nil, invalidField("inputs.proxy", "has credentials, which only render \"http\" can send for now; use render \"http\" or a proxy without user:password@")
+	}
+	if env.Profile().TrustLevel == "restricted" {
+		return nil, engine.Errorf(engine.TrustLevelNotAllowed, "inputs.proxy: under trust restricted the browser's requests go through browsertask's own checking proxy and cannot use another; use render \"http\"").
+			WithDetails(map[string]any{"field": "inputs.proxy"})
+	}
+	scheme := w.proxy.Scheme
+	if scheme == "socks5h" {
+		scheme = "socks5"
+	}
+	s, err := b.SessionWithProxy(ctx, env.SessionID(), scheme+"://"+w.proxy.Host)
+	if err != nil && ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return s, err
 }

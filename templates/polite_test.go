@@ -1,11 +1,13 @@
 package templates
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +20,9 @@ import (
 // render "http" (no browser) and "browser" (Chromium; skipped with
 // -short).
 
+// politeRuns numbers the test runs' sessions.
+var politeRuns atomic.Int64
+
 // politeRenders are the two paths every politeness test runs on.
 var politeRenders = []string{renderHTTP, renderBrowser}
 
@@ -27,12 +32,15 @@ func runPolite(t *testing.T, render string, inputs map[string]any) []pageOut {
 	t.Helper()
 	inputs["render"] = render
 	env := newEnv(t, mustJSON(t, inputs))
-	env.sessionID = ""
+	// Each run owns a session of its own, as the engine gives it.
+	env.sessionID = fmt.Sprintf("sess_polite_%d", politeRuns.Add(1))
 	var tpl engine.Template
 	if render == renderHTTP {
 		tpl = NewBatchExtractPages(nil)
 	} else {
-		tpl = NewBatchExtractPages(testManager(t))
+		m := testManager(t)
+		tpl = NewBatchExtractPages(m)
+		defer func() { _ = m.CloseSession(context.Background(), env.sessionID) }()
 	}
 	schema, err := engine.CompileSchema(tpl.Info().InputSchema)
 	if err != nil {
