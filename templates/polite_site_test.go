@@ -19,7 +19,8 @@ import (
 //     ones 200;
 //   - /reset/…: the first request's connection is closed without an
 //     answer (hijacked), later ones 200;
-//   - /missing: always 404;
+//   - /missing: always 404; /down: always 503; /ra-long: always 429
+//     with Retry-After: 120;
 //   - /hold/…: held until release is closed (releaseWhen), so a run that
 //     may send more requests in parallel does;
 //   - anything else: a small page.
@@ -78,6 +79,13 @@ func (s *politeSite) serve(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			conn.Close()
 		}
+		return
+	case r.URL.Path == "/ra-long":
+		w.Header().Set("Retry-After", "120")
+		http.Error(w, "come back in two minutes", http.StatusTooManyRequests)
+		return
+	case r.URL.Path == "/down":
+		http.Error(w, "down", http.StatusServiceUnavailable)
 		return
 	case r.URL.Path == "/missing":
 		http.NotFound(w, r)
