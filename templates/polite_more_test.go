@@ -158,3 +158,30 @@ func (l *agentLog) seen() []string {
 	defer l.mu.Unlock()
 	return append([]string(nil), l.agents...)
 }
+
+// FuzzPolitenessInputs: whatever a client sends as proxy, User-Agent or
+// header, Check answers without panicking, and a refusal names its field;
+// an accepted proxy has a scheme the clients speak and a port.
+func FuzzPolitenessInputs(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080", "socks5://u:p@[::1]:1080", "https://proxy.example", "ftp://x", "http://%zz", "http://u:p@:1", "X-Test", "Cookie", "a\r\nb", ""} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, proxy, header string) {
+		p := &politeness{Proxy: proxy, UserAgent: header, Headers: map[string]headerValue{header: {Value: proxy}}}
+		err := p.check(engine.URLPolicy{TrustLevel: "local"}, renderHTTP)
+		if e := engine.AsError(err); e != nil {
+			if f, _ := e.Details["field"].(string); !strings.HasPrefix(f, "inputs.") {
+				t.Fatalf("refusal %+v names no field", e)
+			}
+			return
+		}
+		if proxy == "" {
+			return
+		}
+		u, perr := parseProxy(proxy)
+		if perr != nil || u.Port() == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5" && u.Scheme != "socks5h") {
+			t.Fatalf("accepted proxy %q parses to %v, %v", proxy, u, perr)
+		}
+		_ = p.secretValues()
+	})
+}
