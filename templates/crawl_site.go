@@ -74,6 +74,8 @@ const crawlResultSchema = `{
         "linksCapped": {"type": "object", "description": "When a cap left links out: {found: distinct links on the page, kept: links in pages.json (1000 at most, 0 without includeLinks), read: links the crawl followed from (100000 at most)}; absent otherwise."},
         "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
         "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"group /docs/ needs JavaScript: /docs/a.html: links differ\": the section, the page that proved it, what differed; \"app shell: …\")."},
+        "attempts": {"type": "integer", "description": "How many times the page was requested (inputs.retries)."},
+        "failedAttempts": {"type": "array", "description": "The transient failures before the last attempt: {attempt, httpStatus, error, waitedMs, retryAfterMs}."},
         "error": ` + errorObjectSchema + `}}},
     "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."}
   }
