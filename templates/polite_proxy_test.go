@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -97,4 +98,99 @@ func (p *forwardProxy) seen() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.requests...)
+}
+
+// socksProxy is a tiny SOCKS5 proxy (no authentication, CONNECT only)
+// that records the addresses it connected to.
+type socksProxy struct {
+	ln net.Listener
+
+	mu      sync.Mutex
+	targets []string
+}
+
+func newSocksProxy(t *testing.T) *socksProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &socksProxy{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p
+}
+
+func (p *socksProxy) serve(c net.Conn) {
+	defer c.Close()
+	hdr := make([]byte, 2)
+	if _, err := io.ReadFull(c, hdr); err != nil || hdr[0] != 5 {
+		return
+	}
+	if _, err := io.ReadFull(c, make([]byte, hdr[1])); err != nil {
+		return
+	}
+	if _, err := c.Write([]byte{5, 0}); err != nil {
+		return
+	}
+	req := make([]byte, 4)
+	if _, err := io.ReadFull(c, req); err != nil || req[1] != 1 {
+		return
+	}
+	var host string
+	switch req[3] {
+	case 1, 4:
+		ip := make([]byte, map[byte]int{1: 4, 4: 16}[req[3]])
+		if _, err := io.ReadFull(c, ip); err != nil {
+			return
+		}
+		host = net.IP(ip).String()
+	case 3:
+		n := make([]byte, 1)
+		if _, err := io.ReadFull(c, n); err != nil {
+			return
+		}
+		name := make([]byte, n[0])
+		if _, err := io.ReadFull(c, name); err != nil {
+			return
+		}
+		host = string(name)
+	default:
+		return
+	}
+	port := make([]byte, 2)
+	if _, err := io.ReadFull(c, port); err != nil {
+		return
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(int(port[0])<<8|int(port[1])))
+	p.mu.Lock()
+	p.targets = append(p.targets, addr)
+	p.mu.Unlock()
+	up, err := net.Dial("tcp", addr)
+	if err != nil {
+		_, _ = c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0})
+		return
+	}
+	defer up.Close()
+	if _, err := c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0}); err != nil {
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	<-done
+}
+
+// seen returns the addresses the proxy connected to.
+func (p *socksProxy) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.targets...)
 }

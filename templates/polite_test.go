@@ -261,3 +261,41 @@ func TestPoliteProxy(t *testing.T) {
 		})
 	}
 }
+
+// TestPoliteSocks5Proxy: a socks5:// proxy carries the run's connections
+// on both paths.
+func TestPoliteSocks5Proxy(t *testing.T) {
+	for _, render := range politeRenders {
+		t.Run(render, func(t *testing.T) {
+			site := newPoliteSite(t)
+			proxy := newSocksProxy(t)
+			pages := runPolite(t, render, map[string]any{"urls": []string{site.url("/s1")}, "proxy": "socks5://" + proxy.ln.Addr().String()})
+			if p := onePage(t, pages); p.Error != nil || p.HTTPStatus != 200 {
+				t.Fatalf("page through SOCKS5: status %d, %+v", p.HTTPStatus, p.Error)
+			}
+			if seen := proxy.seen(); len(seen) == 0 || seen[0] != strings.TrimPrefix(site.srv.URL, "http://") {
+				t.Fatalf("the SOCKS5 proxy connected to %v, want %s", seen, strings.TrimPrefix(site.srv.URL, "http://"))
+			}
+		})
+	}
+}
+
+// TestPoliteServerUserAgent: the server's --user-agent (the profile's
+// userAgent) is sent when the inputs name none; inputs.userAgent wins.
+func TestPoliteServerUserAgent(t *testing.T) {
+	site := newPoliteSite(t)
+	for _, c := range []struct{ path, input, want string }{{"/u1", "", "ServerBot/3"}, {"/u2", "RunBot/1", "RunBot/1"}} {
+		in := map[string]any{"urls": []string{site.url(c.path)}, "render": "http"}
+		if c.input != "" {
+			in["userAgent"] = c.input
+		}
+		env := newEnv(t, mustJSON(t, in))
+		env.profile.UserAgent = "ServerBot/3"
+		if _, err := NewBatchExtractPages(nil).Run(t.Context(), env); err != nil {
+			t.Fatal(err)
+		}
+		if h := site.headersOf(c.path); len(h) != 1 || h[0].Get("User-Agent") != c.want {
+			t.Fatalf("%s: requests %v, want one with User-Agent %s", c.path, h, c.want)
+		}
+	}
+}
