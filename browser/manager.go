@@ -172,9 +172,11 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 
 // SessionWithProxy is Session for a run that names a proxy (inputs.proxy):
 // its browser context is created with that proxy server
-// (Target.createBrowserContext proxyServer, "scheme://host:port" without
-// credentials), loopback included (bypass list "<-loopback>"), so every
-// request of its tabs goes through it. A session that already exists with
+// (Target.createBrowserContext proxyServer, "scheme://host:port"),
+// loopback included (bypass list "<-loopback>"), so every request of its
+// tabs goes through it; user:password@ in proxy is answered to the
+// proxy's challenges (Fetch.authRequired) from the tab itself — frames in
+// another process (out-of-process iframes) get no answer and fail. A session that already exists with
 // another proxy (or none) is not changed: Errors: INVALID_PARAMETER then,
 // else as Session.
 func (m *Manager) SessionWithProxy(ctx context.Context, sessionID, proxy string) (*Session, error) {

@@ -111,8 +111,8 @@ var refusedHeaders = map[string]string{
 // Errors: INVALID_PARAMETER; TRUST_LEVEL_NOT_ALLOWED when the proxy's
 // address is refused by the URL policy.
 // render is the run's inputs.render: the browser path (browser, auto)
-// cannot use a proxy with credentials yet, nor any proxy under trust
-// restricted (its requests go through browsertask's own checking proxy).
+// cannot use a proxy under trust restricted (its requests go through
+// browsertask's own checking proxy).
 func (p *politeness) check(pol engine.URLPolicy, render string) error {
 	if strings.ContainsAny(p.UserAgent, "\r\n\x00") {
 		return invalidField("inputs.userAgent", "contains a line break or NUL; give one line of text")
@@ -144,9 +144,6 @@ func (p *politeness) check(pol engine.URLPolicy, render string) error {
 	u, err := parseProxy(p.Proxy)
 	if err != nil {
 		return invalidField("inputs.proxy", err.Error())
-	}
-	if render != renderHTTP && u.User != nil {
-		return invalidField("inputs.proxy", "has credentials, which only render \"http\" can send for now (the browser cannot answer a proxy's authentication yet); use render \"http\" or a proxy without user:password@")
 	}
 	if render != renderHTTP && pol.TrustLevel == "restricted" {
 		return engine.Errorf(engine.TrustLevelNotAllowed, "inputs.proxy: under trust restricted the browser's requests go through browsertask's own checking proxy and cannot use another; use render \"http\", which sends through inputs.proxy and checks every page URL first").
@@ -280,9 +277,10 @@ func (w wire) tabSetup(next func(ctx context.Context, tb *browser.Tab) error) fu
 
 // openRunSession opens the run's browser session (openSession); with a
 // proxy, in a browser context of its own that sends everything through
-// it. Errors: as openSession; INVALID_PARAMETER for a proxy in a named
-// session (its context was made without it) or with credentials;
-// TRUST_LEVEL_NOT_ALLOWED for a proxy under trust restricted.
+// it (and answers its authentication with the URL's credentials). Errors:
+// as openSession; INVALID_PARAMETER for a proxy in a named session (its
+// context was made without it); TRUST_LEVEL_NOT_ALLOWED for a proxy under
+// trust restricted.
 func openRunSession(ctx context.Context, b *browser.Manager, env engine.Env, template string, w wire) (*browser.Session, error) {
 	if w.proxy == nil || b == nil {
 		return openSession(ctx, b, env, template)
@@ -290,18 +288,11 @@ func openRunSession(ctx context.Context, b *browser.Manager, env engine.Env, tem
 	if b.Named(env.SessionID()) {
 		return nil, invalidField("inputs.proxy", "cannot be used in a named session (sessionId): the session's browser was set up without it; leave sessionId out, or the proxy")
 	}
-	if w.proxy.User != nil {
-		return nil, invalidField("inputs.proxy", "has credentials, which only render \"http\" can send for now; use render \"http\" or a proxy without user:password@")
-	}
 	if env.Profile().TrustLevel == "restricted" {
 		return nil, engine.Errorf(engine.TrustLevelNotAllowed, "inputs.proxy: under trust restricted the browser's requests go through browsertask's own checking proxy and cannot use another; use render \"http\"").
 			WithDetails(map[string]any{"field": "inputs.proxy"})
 	}
-	scheme := w.proxy.Scheme
-	if scheme == "socks5h" {
-		scheme = "socks5"
-	}
-	s, err := b.SessionWithProxy(ctx, env.SessionID(), scheme+"://"+w.proxy.Host)
+	s, err := b.SessionWithProxy(ctx, env.SessionID(), w.proxy.String())
 	if err != nil && ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}

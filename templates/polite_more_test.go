@@ -96,7 +96,6 @@ func TestPoliteInputsRefused(t *testing.T) {
 		{"proxy path", map[string]any{"proxy": "http://127.0.0.1:8080/x", "render": "http"}, "local", engine.InvalidParameter, "inputs.proxy"},
 		{"loopback proxy restricted", map[string]any{"proxy": "http://127.0.0.1:8080", "render": "http"}, "restricted", engine.TrustLevelNotAllowed, "inputs.proxy"},
 		{"browser proxy restricted", map[string]any{"proxy": "http://93.184.215.14:8080"}, "restricted", engine.TrustLevelNotAllowed, "inputs.proxy"},
-		{"browser proxy credentials", map[string]any{"proxy": "http://u:p@127.0.0.1:8080"}, "local", engine.InvalidParameter, "inputs.proxy"},
 		{"user agent line break", map[string]any{"userAgent": "a\r\nX-Evil: 1", "render": "http"}, "local", engine.InvalidParameter, "inputs.userAgent"},
 		{"header value line break", map[string]any{"headers": map[string]string{"X-A": "1\r\nX-B: 2"}, "render": "http"}, "local", engine.InvalidParameter, "inputs.headers.X-A"},
 		{"accept-encoding", map[string]any{"headers": map[string]string{"accept-encoding": "gzip"}, "render": "http"}, "local", engine.InvalidParameter, "inputs.headers.accept-encoding"},

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -297,5 +298,25 @@ func TestPoliteServerUserAgent(t *testing.T) {
 		if h := site.headersOf(c.path); len(h) != 1 || h[0].Get("User-Agent") != c.want {
 			t.Fatalf("%s: requests %v, want one with User-Agent %s", c.path, h, c.want)
 		}
+	}
+}
+
+// TestPoliteProxyWithCredentials: a proxy that requires user:password gets
+// them on both paths (over HTTP as Proxy-Authorization up front, in the
+// browser in answer to its 407) and carries the page.
+func TestPoliteProxyWithCredentials(t *testing.T) {
+	for _, render := range politeRenders {
+		t.Run(render, func(t *testing.T) {
+			site := newPoliteSite(t)
+			proxy := newForwardProxy(t, "Basic "+base64.StdEncoding.EncodeToString([]byte("bot:pw-s3cret")))
+			pu := strings.Replace(proxy.srv.URL, "http://", "http://bot:pw-s3cret@", 1)
+			p := onePage(t, runPolite(t, render, map[string]any{"urls": []string{site.url("/c1")}, "proxy": pu}))
+			if p.Error != nil || p.HTTPStatus != 200 {
+				t.Fatalf("page through the authenticating proxy: status %d, %+v", p.HTTPStatus, p.Error)
+			}
+			if seen := proxy.seen(); !slices.Contains(seen, site.url("/c1")) {
+				t.Fatalf("the proxy carried %v, not %s", seen, site.url("/c1"))
+			}
+		})
 	}
 }
