@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -183,4 +184,35 @@ func FuzzPolitenessInputs(f *testing.F) {
 		}
 		_ = p.secretValues()
 	})
+}
+
+// TestPoliteMinDelay: with minDelayMs 300 the host sees the run's
+// requests arrive about 300 ms apart or more, whatever the concurrency.
+func TestPoliteMinDelay(t *testing.T) {
+	site := newPoliteSite(t)
+	var urls []string
+	for _, p := range []string{"/d1", "/d2", "/d3", "/d4"} {
+		urls = append(urls, site.url(p))
+	}
+	runPolite(t, renderHTTP, map[string]any{"urls": urls, "concurrency": 4, "perHostConcurrency": 4, "minDelayMs": 300})
+	var starts []time.Time
+	for _, p := range []string{"/d1", "/d2", "/d3", "/d4"} {
+		h := site.hitTimes(p)
+		if len(h) != 1 {
+			t.Fatalf("%s requested %d times, want 1", p, len(h))
+		}
+		starts = append(starts, h[0])
+	}
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	// The gate spaces the client's starts; the host sees arrivals, which a
+	// dial or a busy scheduler can delay unevenly: 100 ms of slack per gap,
+	// none on the whole (three gaps of 300 ms).
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(starts[i-1]); gap < 200*time.Millisecond {
+			t.Fatalf("requests %d and %d started %v apart, want about 300ms or more", i-1, i, gap)
+		}
+	}
+	if span := starts[3].Sub(starts[0]); span < 900*time.Millisecond-100*time.Millisecond {
+		t.Fatalf("the 4 requests arrived within %v, want >= 3 x 300ms (less the first dial)", span)
+	}
 }
