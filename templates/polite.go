@@ -108,11 +108,11 @@ var refusedHeaders = map[string]string{
 }
 
 // check refuses politeness inputs a run cannot use, naming the field.
-// Errors: INVALID_PARAMETER; TRUST_LEVEL_NOT_ALLOWED when the proxy's
-// address is refused by the URL policy.
 // render is the run's inputs.render: the browser path (browser, auto)
 // cannot use a proxy under trust restricted (its requests go through
-// browsertask's own checking proxy).
+// browsertask's own checking proxy). Errors: INVALID_PARAMETER;
+// TRUST_LEVEL_NOT_ALLOWED when the proxy's address is refused by the URL
+// policy, or for a browser-path proxy under restricted.
 func (p *politeness) check(pol engine.URLPolicy, render string) error {
 	if strings.ContainsAny(p.UserAgent, "\r\n\x00") {
 		return invalidField("inputs.userAgent", "contains a line break or NUL; give one line of text")

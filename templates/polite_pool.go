@@ -2,7 +2,6 @@ package templates
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -155,9 +154,4 @@ func gateHost(u string) string {
 		return ""
 	}
 	return strings.ToLower(pu.Host)
-}
-
-// String names a note in logs.
-func (n attemptNote) String() string {
-	return fmt.Sprintf("attempt %d: HTTP %d %v, waited %d ms", n.Attempt, n.HTTPStatus, n.Error, n.WaitedMs)
 }
