@@ -109,7 +109,7 @@ func benchAutoCost(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 // HTTP.
 func autoCostRun(ctx context.Context, cl *client, urls []string, tabs int, render string) (map[string]int, float64, error) {
 	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
-		"urls": urls, "concurrency": tabs, "render": render,
+		"urls": urls, "concurrency": tabs, "perHostConcurrency": perHost(tabs), "render": render,
 		"fields": map[string]any{"h1": "h1", "h2s": map[string]any{"selector": "h2", "all": true}},
 	})
 	if err != nil {

@@ -222,7 +222,7 @@ func engineExtractBlocking(ctx context.Context, cl *client, urls []string, tabs 
 	for k, v := range benchFields {
 		fields[k] = v
 	}
-	in := map[string]any{"urls": urls, "fields": fields, "concurrency": tabs}
+	in := map[string]any{"urls": urls, "fields": fields, "concurrency": tabs, "perHostConcurrency": perHost(tabs)}
 	if block != nil {
 		in["blockResources"] = block
 	}

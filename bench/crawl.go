@@ -62,7 +62,7 @@ func benchCrawl(ctx context.Context, o *options, log *slog.Logger, out io.Writer
 	}
 	t0 := time.Now()
 	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
-		"urls": urls, "concurrency": o.tabs, "fields": map[string]any{"name": "#name"}, "includeText": false,
+		"urls": urls, "concurrency": o.tabs, "perHostConcurrency": perHost(o.tabs), "fields": map[string]any{"name": "#name"}, "includeText": false,
 	})
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func benchCrawl(ctx context.Context, o *options, log *slog.Logger, out io.Writer
 func crawlOnce(ctx context.Context, cl *client, start string, pages, tabs int, render string) (float64, float64, error) {
 	t0 := time.Now()
 	id, err := cl.submitAsync(ctx, "crawl_site", map[string]any{
-		"startUrl": start, "maxPages": pages, "maxDepth": 100, "concurrency": tabs, "render": render, "includeText": false,
+		"startUrl": start, "maxPages": pages, "maxDepth": 100, "concurrency": tabs, "perHostConcurrency": perHost(tabs), "render": render, "includeText": false,
 		"fields": map[string]any{"name": "#name"},
 	})
 	if err != nil {

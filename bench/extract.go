@@ -117,7 +117,7 @@ func engineExtract(ctx context.Context, cl *client, urls []string, tabs int, onS
 		fields[k] = v
 	}
 	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
-		"urls": urls, "fields": fields, "concurrency": tabs,
+		"urls": urls, "fields": fields, "concurrency": tabs, "perHostConcurrency": perHost(tabs),
 	})
 	if err != nil {
 		return 0, err

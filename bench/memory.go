@@ -52,7 +52,7 @@ func benchMemory(ctx context.Context, o *options, bin string, out io.Writer) (*m
 		fields[k] = v
 	}
 	urls := pageURLs(pages, o.pages, 900)
-	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{"urls": urls, "fields": fields, "concurrency": o.tabs})
+	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{"urls": urls, "fields": fields, "concurrency": o.tabs, "perHostConcurrency": perHost(o.tabs)})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func benchMixed(ctx context.Context, o *options, log *slog.Logger, out io.Writer
 	run := func(render string) (float64, []json.RawMessage, error) {
 		t0 := time.Now()
 		id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
-			"urls": urls, "fields": fixture.MixedFields(), "concurrency": o.tabs, "render": render, "includeText": false,
+			"urls": urls, "fields": fixture.MixedFields(), "concurrency": o.tabs, "perHostConcurrency": perHost(o.tabs), "render": render, "includeText": false,
 		})
 		if err != nil {
 			return 0, nil, err

@@ -99,7 +99,7 @@ func engineExtractRender(ctx context.Context, cl *client, urls []string, tabs in
 		fields[k] = v
 	}
 	id, err := cl.submitAsync(ctx, "batch_extract_pages", map[string]any{
-		"urls": urls, "fields": fields, "concurrency": tabs, "render": render,
+		"urls": urls, "fields": fields, "concurrency": tabs, "perHostConcurrency": perHost(tabs), "render": render,
 	})
 	if err != nil {
 		return 0, 0, err

@@ -46,6 +46,10 @@ func (s *Session) watchTab(t *tab) error {
 			t.verdicts.start()
 			s.goDecide(s.tabTarget(t), t, e)
 		},
+		func(e *proto.FetchAuthRequired) {
+			tt := s.tabTarget(t)
+			s.goTab(t, "browser.answerAuth", func() { s.answerAuth(tt, t, e) })
+		},
 		func(e *proto.PageJavascriptDialogOpening) {
 			tt := s.tabTarget(t)
 			s.goTab(t, "browser.answerDialog", func() { s.answerDialog(tt, t, e) })
@@ -69,7 +73,20 @@ func (s *Session) watchTab(t *tab) error {
 // it when neither needs any.
 func (s *Session) enableFetch(p *rod.Page, t *tab) error {
 	gen := s.policy.m.policyGen.Load()
-	if err := setFetch(p, withBlocking(s.policy.m.fetchPatterns(), resourceMask(t.block.Load()))); err != nil {
+	pats := withBlocking(s.policy.m.fetchPatterns(), resourceMask(t.block.Load()))
+	if s.creds != nil {
+		// The proxy's authentication is answered through the Fetch
+		// domain, which asks only for the requests it pauses: every
+		// request is paused, and decide continues each as it does the
+		// policy's (checking the policy and the blocked types itself).
+		pats = []*proto.FetchRequestPattern{{URLPattern: "*"}}
+		if err := (proto.FetchEnable{Patterns: pats, HandleAuthRequests: true}).Call(p); err != nil {
+			return err
+		}
+		t.policyGen = gen
+		return nil
+	}
+	if err := setFetch(p, pats); err != nil {
 		return err
 	}
 	t.policyGen = gen

@@ -167,6 +167,24 @@ func (m *Manager) DenyHosts() []string {
 // browser died or the session was closed by CloseSession while in use;
 // EXECUTION_ERROR when no browser can be started or the Manager is closed.
 func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, error) {
+	return m.session(ctx, sessionID, "")
+}
+
+// SessionWithProxy is Session for a run that names a proxy (inputs.proxy):
+// its browser context is created with that proxy server
+// (Target.createBrowserContext proxyServer, "scheme://host:port"),
+// loopback included (bypass list "<-loopback>"), so every request of its
+// tabs goes through it; user:password@ in proxy is answered to the
+// proxy's challenges (Fetch.authRequired) from the tab itself — frames in
+// another process (out-of-process iframes) get no answer and fail. A session that already exists with
+// another proxy (or none) is not changed: Errors: INVALID_PARAMETER then,
+// else as Session.
+func (m *Manager) SessionWithProxy(ctx context.Context, sessionID, proxy string) (*Session, error) {
+	return m.session(ctx, sessionID, proxy)
+}
+
+// session is Session with the context's proxy ("" for none).
+func (m *Manager) session(ctx context.Context, sessionID, proxy string) (*Session, error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -175,6 +193,10 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 	if s, ok := m.sessions[sessionID]; ok {
 		if s.in.alive(s.gen) {
 			m.mu.Unlock()
+			if s.proxy != proxy {
+				return nil, engine.Errorf(engine.InvalidParameter, "inputs.proxy: session %s already exists with another proxy setting; a session's proxy is fixed when it is created", sessionID).
+					WithDetails(map[string]any{"field": "inputs.proxy", "sessionId": sessionID})
+			}
 			return s, nil
 		}
 		delete(m.sessions, sessionID)
@@ -198,7 +220,7 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
 	}
-	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log)
+	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, proxy)
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,9 @@ func (tb *Tab) NavigateThen(ctx context.Context, url, waitFor, then string) (Nav
 			return res, nil, tb.mapErr(ctx, err, "watch the network of "+url)
 		}
 		defer func() {
+			if tb.t.identity.Load() {
+				return // SetIdentity's extra headers need the domain on
+			}
 			c, cancel := context.WithTimeout(context.Background(), resetTimeout)
 			defer cancel()
 			_ = proto.NetworkDisable{}.Call(tb.client(c))

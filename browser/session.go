@@ -27,6 +27,10 @@ type Session struct {
 	log *slog.Logger
 	// policy holds every request of the session's tabs to the URL policy.
 	policy *requestPolicy
+	// proxy is the proxy URL its browser context was made with ("" for
+	// none); creds its credentials, answered by answerAuth.
+	proxy string
+	creds *proxyCreds
 
 	slots chan struct{} // one token per open tab, cap = max tabs
 	// front is held (cap 1) by the tab being brought to the front of the
@@ -44,15 +48,24 @@ type Session struct {
 }
 
 // newSession creates the browser context. Errors: EXECUTION_ERROR.
-func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, gen, maxTabs int, pol *requestPolicy, log *slog.Logger) (*Session, error) {
-	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: true}.Call(b.Context(ctx))
+// With a proxy ("scheme://[user:password@]host:port") every request of
+// the context goes through it, loopback included; its credentials are
+// answered to its challenges (answerAuth).
+func newSession(ctx context.Context, id string, in *instance, b *rod.Browser, gen, maxTabs int, pol *requestPolicy, log *slog.Logger, proxy string) (*Session, error) {
+	create := proto.TargetCreateBrowserContext{DisposeOnDetach: true}
+	var creds *proxyCreds
+	if proxy != "" {
+		create.ProxyServer, creds = splitProxy(proxy)
+		create.ProxyBypassList = "<-loopback>"
+	}
+	res, err := create.Call(b.Context(ctx))
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot create a browser context for session %s: %v", id, err)
 	}
 	sb := *b
 	sb.BrowserContextID = res.BrowserContextID
 	return &Session{
-		id: id, in: in, gen: gen, b: &sb, log: log, policy: pol,
+		id: id, in: in, gen: gen, b: &sb, log: log, policy: pol, proxy: proxy, creds: creds,
 		slots: make(chan struct{}, maxTabs), front: make(chan struct{}, 1),
 		tabs: map[proto.TargetTargetID]*tab{},
 	}, nil

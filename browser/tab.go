@@ -31,6 +31,9 @@ type tab struct {
 	synthetic atomic.Bool
 	// emulated is set while a viewport override is active.
 	emulated atomic.Bool
+	// identity is set once a holder gave the tab a User-Agent or extra
+	// headers (Tab.SetIdentity): the tab is closed on release, not pooled.
+	identity atomic.Bool
 	// policyGen is the deny-list generation its interception was set for
 	// (read and written only by the tab's holder).
 	policyGen int64
@@ -244,7 +247,7 @@ func (tb *Tab) Healthy() bool {
 // putTab resets a released tab and pools it, or closes it (crashed, or
 // stuck: see Healthy).
 func (s *Session) putTab(t *tab, reusable bool) {
-	if reusable && (&Tab{s: s, t: t}).Healthy() {
+	if reusable && !t.identity.Load() && (&Tab{s: s, t: t}).Healthy() {
 		c, cancel := context.WithTimeout(context.Background(), resetTimeout)
 		_, err := proto.PageNavigate{URL: "about:blank"}.Call(t.page.Context(c))
 		if err == nil && t.emulated.Load() {

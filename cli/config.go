@@ -104,6 +104,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.DurationVar(&e.HistoryTTL, "history-ttl", d.HistoryTTL, "how long the history of a run (template, status, times, counts, error, inputs summary, artifact ids) is kept after the run itself is forgotten (--run-ttl-ms)")
 	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")
 	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
+	fs.StringVar(&e.UserAgent, "user-agent", "", "User-Agent of page requests when a run's inputs name none (both paths; default: the browser's own, browsertask's over HTTP)")
 	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
 	fs.Int64Var(&m.lease, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")
 	fs.Int64Var(&m.heartbeat, "heartbeat-ms", d.HeartbeatInterval.Milliseconds(), "lease heartbeat and remote-cancel poll interval")

@@ -35,8 +35,12 @@ type Config struct {
 	// without use (default 30 min; sessionIdleTtlMs).
 	SessionIdleTTL time.Duration
 	TrustLevel     string // "local" or "restricted"
-	IsRemote       bool
-	AllowFileURLs  bool
+	// UserAgent is the User-Agent page-visiting runs send when their
+	// inputs name none (--user-agent; empty: the browser's own, and
+	// browsertask's over HTTP).
+	UserAgent     string
+	IsRemote      bool
+	AllowFileURLs bool
 	// MaxAttempts is how many executions of a run may end with their
 	// process gone (crash, kill -9, out of memory) before the run fails
 	// with EXECUTION_ERROR "interrupted N times" instead of being
@@ -182,6 +186,9 @@ type Profile struct {
 	// HistoryTTLMs is how long the history of a forgotten run is kept
 	// (v1.1).
 	HistoryTTLMs int64 `json:"historyTtlMs"`
+	// UserAgent is the server's default User-Agent for page requests
+	// (--user-agent), absent when the clients' own are sent (v1.1).
+	UserAgent string `json:"userAgent,omitempty"`
 }
 
 // BrowserInfo describes the browser in the profile.

@@ -173,6 +173,7 @@ func (e *Engine) Profile() Profile {
 		InputTimeoutMs:        c.QuestionTimeout.Milliseconds(),
 		MaxInlineBytes:        c.MaxInlineBytes,
 		HistoryTTLMs:          c.HistoryTTL.Milliseconds(),
+		UserAgent:             c.UserAgent,
 	}
 	if p.ProtocolVersions == nil {
 		p.ProtocolVersions = []string{}

@@ -55,8 +55,9 @@ type httpExtractor struct {
 
 // newHTTPExtractor prepares the fetcher and the extractor. Errors:
 // EXECUTION_ERROR.
-func newHTTPExtractor(pol engine.URLPolicy, opts page.Options, perPage time.Duration) (*httpExtractor, error) {
-	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: perPage})
+// id is the run's identity on the wire (polite_browser.go: wire).
+func newHTTPExtractor(pol engine.URLPolicy, opts page.Options, perPage time.Duration, id wire) (*httpExtractor, error) {
+	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: perPage, UserAgent: id.userAgent, Header: id.header, Proxy: id.proxy})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
@@ -86,6 +87,9 @@ func (h *httpExtractor) read(ctx context.Context, url string) (*pageOut, *fetch.
 		return out, nil, nil
 	}
 	out.HTTPStatus, out.FinalURL = pg.Status, pg.URL
+	if engine.TransientStatus(pg.Status) {
+		out.retryAfter, out.retryAfterSet = engine.RetryAfter(pg.Header.Get("Retry-After"), time.Now())
+	}
 	if !pg.IsHTML() && pg.Status >= 400 {
 		// The status is the page's failure, whatever the body's type.
 		out.Error = httpStatusError(url, pg.Status, pg.StatusText)

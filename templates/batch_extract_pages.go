@@ -64,6 +64,7 @@ type batchInputs struct {
 	pageFormats
 	pageLoad
 	resourceBlocking
+	politeness
 }
 
 // parseBatchInputs decodes inputs and applies the defaults.
@@ -150,7 +151,20 @@ func (t *BatchExtractPages) Check(inputs json.RawMessage, p engine.Profile) erro
 			return err
 		}
 	}
+	if err := in.politeness.check(t.policy(p), in.Render); err != nil {
+		return err
+	}
 	return checkURLs(in.URLs, t.policy(p))
+}
+
+// SecretValues keeps the proxy's credentials and the secret header values
+// out of everything stored and shown (engine.SecretInputs).
+func (t *BatchExtractPages) SecretValues(inputs json.RawMessage) []string {
+	in, err := parseBatchInputs(inputs)
+	if err != nil {
+		return nil
+	}
+	return in.politeness.secretValues()
 }
 
 // policy is the URL policy for a profile, with the browser manager's deny

@@ -178,6 +178,7 @@ func TestBatchNavigationTimeout(t *testing.T) {
 	hangs := []string{srv.URL("/hang?n=1"), srv.URL("/hang?n=2")}
 	env := newEnv(t, mustJSON(t, map[string]any{
 		"urls": hangs, "concurrency": 1, "perPageTimeoutMs": 1000, "fields": map[string]any{"name": "#name"},
+		"retries": 0, // each deadline once: a timeout is otherwise retried (polite_pool.go)
 	}))
 	start := time.Now()
 	_, err := runBatch(t, env)

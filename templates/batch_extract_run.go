@@ -20,6 +20,8 @@ type batchRun struct {
 	urls []string
 	opts page.Options
 	expr string
+	// wire is the run's User-Agent, headers and proxy (polite.go).
+	wire wire
 }
 
 // Run extracts every URL not checkpointed by an earlier attempt with
@@ -38,8 +40,11 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 	if r.expr, err = extractExpr(r.opts); err != nil {
 		return nil, err
 	}
-	pool := &urlPool{env: env, slim: true, setup: in.resourceBlocking.setup(), cutChars: in.resultCut(),
-		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "batch_extract_pages") },
+	if r.wire, err = in.politeness.wire(env.Profile().UserAgent); err != nil {
+		return nil, err
+	}
+	pool := &urlPool{env: env, slim: true, setup: r.wire.tabSetup(in.resourceBlocking.setup()), cutChars: in.resultCut(),
+		open: func() (*browser.Session, error) { return openRunSession(ctx, t.b, env, "batch_extract_pages", r.wire) },
 		work: func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 			out, err := r.fetch(ctx, tb, url)
 			if err != nil {
@@ -48,7 +53,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 			return pageDone{out: out, failure: out.Error}, nil
 		}}
 	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
-		h, err := newHTTPExtractor(r.pol, r.opts, time.Duration(in.PerPageTimeoutMs)*time.Millisecond)
+		h, err := newHTTPExtractor(r.pol, r.opts, time.Duration(in.PerPageTimeoutMs)*time.Millisecond, r.wire)
 		if err != nil {
 			return nil, err
 		}
@@ -67,6 +72,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		}
 		defer release()
 	}
+	pool.work = politeWork(&in.politeness, in.politeness.gate(), pool.work)
 	if err := pool.runList(ctx, r.urls, in.Concurrency); err != nil {
 		return nil, err
 	}

@@ -43,7 +43,8 @@ func batchInputSchema() string {
     "blockResources": ` + blockResourcesSchema + `,
     "concurrency": ` + concurrencySchema() + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
-    "waitFor": ` + waitForSchema + `
+    "waitFor": ` + waitForSchema + `,
+    ` + politenessSchema() + `
   }
 }`
 }
@@ -74,6 +75,8 @@ const batchResultSchema = `{
           "meta": {"type": "object", "description": "The page's meta tags, with includeMeta."},
           "renderedBy": {"type": "string", "enum": ["browser", "http"], "description": "How the page was read (inputs.render)."},
           "renderReason": {"type": "string", "description": "With render \"auto\": why the browser read this page (\"sample\", \"group /shop/ needs JavaScript: /shop/1: fields differ (price)\": the section, the page that proved it, what differed; \"app shell: …\", \"not HTML (…)\")."},
+          "attempts": {"type": "integer", "description": "How many times the page was requested: 1, or more after transient failures (inputs.retries)."},
+          "failedAttempts": {"type": "array", "description": "The attempts before the last that failed transiently, each {attempt, httpStatus, error, waitedMs, retryAfterMs}; absent when the first attempt was the last."},
           ` + pageContentSchema + `
           "error": ` + errorObjectSchema + `
         }

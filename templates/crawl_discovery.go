@@ -11,6 +11,7 @@ import (
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/hostgate"
 	"github.com/browsertask/browsertask/internal/extract/robots"
 	"github.com/browsertask/browsertask/internal/extract/sitemap"
 )
@@ -164,50 +165,48 @@ func shortErr(err error) string {
 	return err.Error()
 }
 
-// hostSpacer spaces the starts of requests to one host. The crawl's only
-// use today is robots.txt's Crawl-delay (crawlDelaySpacer); a per-host
-// gate (in-flight limit plus a minimum delay) can take its place.
+// hostSpacer spaces the starts of requests to one host.
 type hostSpacer interface {
 	// Wait returns when a request to origin (scheme://host[:port]) may
 	// start, or ctx's cause.
 	Wait(ctx context.Context, origin string) error
 }
 
-// crawlDelaySpacer keeps the releases of requests to an origin at least
-// its delay apart, measured when each is released (not when it was
-// scheduled), so a waiter the machine woke late does not bring the next
-// one closer: a waiter sleeps until the last release + delay, and
-// whoever finds that time passed first is released and becomes the last.
-type crawlDelaySpacer struct {
+// gateSpacer spaces requests through the run's per-host gate
+// (hostgate.Gate, the one place a host's requests are limited and
+// spaced): robots.txt's Crawl-delay becomes the host's minimum delay on
+// the gate (the largest delay set wins), beside the run's minDelayMs and
+// the gate's backoff.
+type gateSpacer struct {
+	gate  *hostgate.Gate
 	delay func(origin string) time.Duration
-	mu    sync.Mutex
-	last  map[string]time.Time
 }
 
-// Wait implements hostSpacer.
-func (s *crawlDelaySpacer) Wait(ctx context.Context, origin string) error {
-	d := s.delay(origin)
-	if d <= 0 {
+// raise gives the gate origin's Crawl-delay and returns the gate's name
+// for the host ("" when origin is not http(s)).
+func (s *gateSpacer) raise(origin string) string {
+	host := gateHost(origin)
+	if d := s.delay(origin); d > 0 && host != "" {
+		s.gate.SetMinDelay(host, d)
+	}
+	return host
+}
+
+// Wait implements hostSpacer for a request that does not hold a slot of
+// the gate itself (a sitemap, a map_site page): it takes a slot and gives
+// it back at once, so the request starts spaced like any other to the
+// host.
+func (s *gateSpacer) Wait(ctx context.Context, origin string) error {
+	host := s.raise(origin)
+	if host == "" {
 		return nil
 	}
-	for {
-		s.mu.Lock()
-		last, seen := s.last[origin]
-		now := time.Now()
-		if !seen || now.Sub(last) >= d {
-			s.last[origin] = now
-			s.mu.Unlock()
-			return nil
-		}
-		s.mu.Unlock()
-		t := time.NewTimer(last.Add(d).Sub(now))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return context.Cause(ctx)
-		}
+	release, err := s.gate.Acquire(ctx, host)
+	if err != nil {
+		return err
 	}
+	release()
+	return nil
 }
 
 // sitemapSource fetches sitemap files through the run's fetcher, spaced

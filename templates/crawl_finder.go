@@ -3,11 +3,11 @@ package templates
 import (
 	"context"
 	"sort"
-	"time"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/extract/hostgate"
 	"github.com/browsertask/browsertask/internal/extract/sitemap"
 )
 
@@ -20,7 +20,10 @@ type crawlFinder struct {
 	limits sitemap.Limits
 	f      *fetch.Fetcher
 	gate   *robotsGate
-	spacer hostSpacer
+	spacer *gateSpacer
+	// pagesGated: the pool's work takes a slot of the gate for each page
+	// (politeWork, crawl_site), so a page only raises its host's delay.
+	pagesGated bool
 }
 
 // maxSkippedListed caps the skipped URLs a result lists (skippedTotal
@@ -30,14 +33,20 @@ const maxSkippedListed = 1000
 // newCrawlFinder makes the run's fetcher for robots.txt and sitemaps
 // (the run's URL policy, checked dialer, its own cookie jar); limits
 // bound the sitemaps (zero fields: sitemap.DefaultLimits; MaxURLs is
-// the crawl's places). Errors: EXECUTION_ERROR.
-func newCrawlFinder(ctx context.Context, d *crawlDiscovery, pol engine.URLPolicy, limits sitemap.Limits) (*crawlFinder, error) {
+// the crawl's places). hosts is the run's per-host gate when its page work
+// already goes through it (politeWork); nil makes one that only spaces
+// requests by Crawl-delay. Errors: EXECUTION_ERROR.
+func newCrawlFinder(ctx context.Context, d *crawlDiscovery, pol engine.URLPolicy, limits sitemap.Limits, hosts *hostgate.Gate) (*crawlFinder, error) {
 	f, err := fetch.New(fetch.Options{Policy: pol})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
 	c := &crawlFinder{d: d, limits: limits, f: f, gate: &robotsGate{ctx: ctx, f: f, on: *d.RespectRobots, byOrigin: map[string]*robotsEntry{}}}
-	c.spacer = &crawlDelaySpacer{delay: c.gate.delay, last: map[string]time.Time{}}
+	c.pagesGated = hosts != nil
+	if hosts == nil {
+		hosts = hostgate.New(hostgate.Options{PerHost: hostgate.MaxPerHost})
+	}
+	c.spacer = &gateSpacer{gate: hosts, delay: c.gate.delay}
 	return c, nil
 }
 
@@ -68,6 +77,10 @@ func (c *crawlFinder) attach(ctx context.Context, front *crawlFrontier, pool *ur
 	}
 	work := pool.work
 	pool.work = func(ctx context.Context, tb *browser.Tab, i int, url string) (pageDone, error) {
+		if c.pagesGated {
+			c.spacer.raise(originOf(url))
+			return work(ctx, tb, i, url)
+		}
 		if err := c.spacer.Wait(ctx, originOf(url)); err != nil {
 			return pageDone{}, err
 		}

@@ -34,6 +34,10 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		start = in.StartURL
 	}
 	pol := urlPolicy(t.b, env.Profile())
+	id, err := in.politeness.wire(env.Profile().UserAgent)
+	if err != nil {
+		return nil, err
+	}
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
 	// Links are always extracted: they are the frontier. Checkpoints and
 	// pages.json keep them only when the inputs ask for them.
@@ -43,7 +47,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	opts.MaxLinks = crawlLinksRead
 	r := &crawlRun{in: in}
 	r.pool = &urlPool{env: env, indexByDone: true, slim: true, growing: true, setup: in.resourceBlocking.setup(), finished: r.finished, cutChars: in.resultCut(),
-		open: func() (*browser.Session, error) { return openSession(ctx, t.b, env, "crawl_site") }}
+		open: func() (*browser.Session, error) { return openRunSession(ctx, t.b, env, "crawl_site", id) }}
 	r.front = newCrawlFrontier(r.pool, in.MaxPages, *in.MaxDepth, filter.follow)
 	r.pool.feed = r.front.next
 
@@ -52,10 +56,12 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	// r.finished adds its depth and the links it gives the frontier. The
 	// browser reads a page as batch_extract_pages does (one round trip for
 	// the load and the extraction).
-	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad, pageFormats: in.pageFormats}, pol: pol, opts: opts}
+	br := &batchRun{env: env, in: &batchInputs{Fields: in.Fields, pageLoad: in.pageLoad, pageFormats: in.pageFormats, politeness: in.politeness}, pol: pol, opts: opts}
 	if br.expr, err = extractExpr(opts); err != nil {
 		return nil, err
 	}
+	br.wire = id
+	r.pool.setup = br.wire.tabSetup(r.pool.setup)
 	r.pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 		out, err := br.fetch(ctx, tb, url)
 		if err != nil {
@@ -64,7 +70,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		return pageDone{out: out, failure: out.Error}, nil
 	}
 	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
-		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs))
+		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs), br.wire)
 		if err != nil {
 			return nil, err
 		}
@@ -84,9 +90,14 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		defer release()
 	}
 
+	// One per-host gate spaces every request to a host: the run's
+	// perHostConcurrency and minDelayMs (politeWork) and robots.txt's
+	// Crawl-delay (the finder raises the host's minimum delay on it).
+	gate := in.politeness.gate()
+	r.pool.work = politeWork(&in.politeness, gate, r.pool.work)
 	// robots.txt, Crawl-delay and sitemaps (crawl_finder.go), around
 	// whatever reads the pages.
-	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, t.sitemapLimits); err != nil {
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, t.sitemapLimits, gate); err != nil {
 		return nil, err
 	}
 	defer r.find.close()

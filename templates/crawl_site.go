@@ -40,6 +40,7 @@ type crawlInputs struct {
 	pageFormats
 	pageLoad
 	resourceBlocking
+	politeness
 }
 
 func crawlInputSchema() string {
@@ -62,7 +63,8 @@ func crawlInputSchema() string {
     "render": {"type": "string", "enum": ["browser", "http", "auto"], "default": "browser", "description": "How pages are read: \"browser\" (Chromium, the default), \"http\" (fetched and parsed without a browser, for server-rendered sites: the same fields, text, links and meta, nothing scripts add) or \"auto\" (fetched over HTTP; per section of a site (host and first path directory: /library/, / for root pages) the first pages and 1 in 20 later ones, until 4 matched, are also rendered in the browser and compared, fields, title and links; a section where the browser shows what the HTML lacks is read in the browser from then on, an app shell page (noscript) goes to the browser alone; each page says renderedBy and renderReason). Prefer \"auto\" to crawl a site you do not know: several times faster than \"browser\" where the HTML has the content, the same pages and fields where it does not. In a named session the browser is used."},
     "concurrency": ` + concurrencySchema() + `,
     "perPageTimeoutMs": ` + perPageTimeoutSchema() + `,
-    "waitFor": ` + waitForSchema + `
+    "waitFor": ` + waitForSchema + `,
+    ` + politenessSchema() + `
   }
 }`
 }
@@ -83,6 +85,8 @@ const crawlResultSchema = `{
         "source": {"type": "string", "enum": ["start", "sitemap", "link"], "description": "How the page was found: the startUrl, a sitemap (inputs.sitemap) or a link."},
         "lastmod": {"type": "string", "description": "The page's lastmod in its sitemap, as written there; absent when none."},
         ` + pageContentSchema + `
+        "attempts": {"type": "integer", "description": "How many times the page was requested (inputs.retries)."},
+        "failedAttempts": {"type": "array", "description": "The transient failures before the last attempt: {attempt, httpStatus, error, waitedMs, retryAfterMs}."},
         "error": ` + errorObjectSchema + `}}},
     ` + markdownArtifactSchema + `
     "artifactId": {"type": "string", "description": "pages.json: every page with text, links and meta when requested."},
@@ -157,7 +161,20 @@ func (t *CrawlSite) Check(inputs json.RawMessage, p engine.Profile) error {
 			return err
 		}
 	}
+	if err := in.politeness.check(urlPolicy(t.b, p), in.Render); err != nil {
+		return err
+	}
 	return checkURL(in.StartURL, "inputs.startUrl", urlPolicy(t.b, p))
+}
+
+// SecretValues keeps the proxy's credentials and the secret header values
+// out of everything stored and shown (engine.SecretInputs).
+func (t *CrawlSite) SecretValues(inputs json.RawMessage) []string {
+	in, err := parseCrawlInputs(inputs)
+	if err != nil {
+		return nil
+	}
+	return in.politeness.secretValues()
 }
 
 // globMatch reports whether url matches a URL glob as a whole: * matches

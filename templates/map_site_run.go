@@ -59,7 +59,7 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 		out := mapRead(ctx, f, url)
 		return pageDone{out: out, failure: out.Error}, nil
 	}
-	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, sitemap.Limits{}); err != nil {
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, sitemap.Limits{}, nil); err != nil {
 		return nil, err
 	}
 	defer r.find.close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -44,6 +45,16 @@ type pageOut struct {
 	Error        *engine.Error `json:"error"`
 	// pageContent is what inputs.formats adds (formats_content.go).
 	pageContent
+	// Attempts is how many times the page was requested (inputs.retries:
+	// more than 1 after a transient failure); FailedAttempts are the
+	// attempts before the last that failed, each with its error and the
+	// wait that followed (polite_pool.go).
+	Attempts       int           `json:"attempts,omitempty"`
+	FailedAttempts []attemptNote `json:"failedAttempts,omitempty"`
+	// retryAfter is the last response's Retry-After (retryAfterSet: one
+	// was read), for politeWork; over HTTP only.
+	retryAfter    time.Duration
+	retryAfterSet bool
 	// linksFound is the extraction's count of distinct links (past the
 	// cap), for a crawl to say what it cut (cutCrawlLinks).
 	linksFound int

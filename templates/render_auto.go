@@ -294,7 +294,7 @@ func (r *batchRun) useAuto(ctx context.Context, pool *urlPool, named bool) (func
 		pool.work = withRenderReason(pool.work, "named session")
 		return func() {}, nil
 	}
-	h, err := newHTTPExtractor(r.pol, r.opts, timeoutDur(r.in.PerPageTimeoutMs))
+	h, err := newHTTPExtractor(r.pol, r.opts, timeoutDur(r.in.PerPageTimeoutMs), r.wire)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,8 @@ import (
 func TestBatchExtractResubmissionFetchesFailedPagesAgain(t *testing.T) {
 	site := newFlakySite(t)
 	e := newRetryEngine(t, NewBatchExtractPages(nil))
-	in := map[string]any{"urls": []string{site.url("/p/1")}, "fields": map[string]string{"h": "h1"}, "render": "http"}
+	// retries 0: the down page (503) is requested once per submission.
+	in := map[string]any{"urls": []string{site.url("/p/1")}, "fields": map[string]string{"h": "h1"}, "render": "http", "retries": 0}
 	site.set("/p/1", true, false)
 	for i := 1; i <= 2; i++ {
 		run := e.wait(t, e.submit(t, "batch_extract_pages", in, ""))
@@ -74,7 +75,7 @@ func TestBatchExtractResubmissionAdoptsOnlySucceededPages(t *testing.T) {
 	site := newFlakySite(t)
 	e := newRetryEngine(t, NewBatchExtractPages(nil))
 	in := map[string]any{"urls": []string{site.url("/p/1"), site.url("/p/2"), site.url("/p/3")},
-		"fields": map[string]string{"h": "h1"}, "render": "http", "concurrency": 1}
+		"fields": map[string]string{"h": "h1"}, "render": "http", "concurrency": 1, "retries": 0}
 	site.set("/p/2", true, false)
 	site.set("/p/3", false, true)
 	first := e.submit(t, "batch_extract_pages", in, "")
@@ -118,7 +119,7 @@ func TestCrawlResubmissionAdoptsOnlySucceededPages(t *testing.T) {
 	site := newFlakySite(t)
 	e := newRetryEngine(t, NewCrawlSite(nil))
 	in := map[string]any{"startUrl": site.url("/"), "maxPages": 10, "maxDepth": 1,
-		"fields": map[string]string{"h": "h1"}, "render": "http", "concurrency": 1}
+		"fields": map[string]string{"h": "h1"}, "render": "http", "concurrency": 1, "retries": 0}
 	site.set("/p/1", true, false)
 	site.set("/p/3", false, true)
 	first := e.submit(t, "crawl_site", in, "")

@@ -234,7 +234,8 @@ func TestBlackboxBrowserErrors(t *testing.T) {
 		// load 20-35, and the fast page failed too), while /hang never
 		// answers whatever the bound.
 		run, isErr := call(t, cs, "run_task_template", obj{"templateId": "batch_extract_pages",
-			"inputs":  obj{"urls": []any{fx.URL("/hang"), fx.URL("/page/1")}, "perPageTimeoutMs": 10000},
+			// retries 0: the 10 s deadline once, not retried twice.
+			"inputs":  obj{"urls": []any{fx.URL("/hang"), fx.URL("/page/1")}, "perPageTimeoutMs": 10000, "retries": 0},
 			"options": obj{"mode": "sync", "timeoutMs": 60000}})
 		if isErr || run["status"] != "partial_success" {
 			t.Fatalf("one hanging page of two: want partial_success, got isError=%v %v %v", isErr, run["status"], run["error"])

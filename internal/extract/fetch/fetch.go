@@ -96,6 +96,20 @@ type Options struct {
 	// AcceptLanguage is the Accept-Language header ("en-US,en;q=0.9"
 	// when empty).
 	AcceptLanguage string
+	// Header holds extra request headers (a run's inputs.headers), set on
+	// every request after the defaults, so it may replace Accept or
+	// Accept-Language; the caller has refused the names it must not set
+	// (hop-by-hop, Host, Cookie…). User-Agent is UserAgent's.
+	Header http.Header
+	// Proxy, when set, sends every request through this proxy (http://,
+	// https:// or socks5://, credentials in its user info). The checked
+	// dialer connects to the proxy, so its address is held to the policy
+	// like any other; each target URL is still checked by engine.CheckURL
+	// (resolved here) before it is sent, redirects included. The proxy
+	// resolves the target again itself: under trust restricted a proxy
+	// that answers a public name with an internal address is the proxy's
+	// doing, which is why its own address must pass the policy.
+	Proxy *url.URL
 	// Cookies seed the cookie jar, e.g. a browser session's cookies. A
 	// Domain with a leading dot makes a domain cookie (sent to
 	// subdomains too), one without a host-only cookie (CDP's convention);
@@ -197,8 +211,11 @@ func New(o Options) (*Fetcher, error) {
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second,
 		// No proxy from the environment: the dialer must see the real
-		// target of every connection.
+		// target of every connection, or the run's own proxy (Options.Proxy).
 		Proxy: nil,
+	}
+	if o.Proxy != nil {
+		tr.Proxy = http.ProxyURL(o.Proxy)
 	}
 	f := &Fetcher{opts: o, tr: tr, jar: jar, dns: engine.NewHostCache(dnsTTL), res: res, sheets: map[string]*sheetEntry{}}
 	f.client = &http.Client{
@@ -341,6 +358,9 @@ func (f *Fetcher) get(ctx context.Context, u, accept string) (*http.Response, er
 	req.Header.Set("User-Agent", f.opts.UserAgent)
 	req.Header.Set("Accept", accept)
 	req.Header.Set("Accept-Language", f.opts.AcceptLanguage)
+	for name, vs := range f.opts.Header {
+		req.Header[http.CanonicalHeaderKey(name)] = vs
+	}
 	return f.client.Do(req)
 }
 
