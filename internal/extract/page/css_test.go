@@ -257,3 +257,26 @@ func FuzzParseStyleSheet(f *testing.F) {
 		}
 	})
 }
+
+// TestRewriteIsWhere checks the rewrite of :is() and :where() into the
+// :not(:not()) cascadia parses, and the selector the specificity is
+// taken from.
+func TestRewriteIsWhere(t *testing.T) {
+	cases := []struct{ in, match, spec string }{
+		{"p.x", "p.x", "p.x"},
+		{":is(.a, .b) span", ":not(:not(.a, .b)) span", ":not(:not(.a, .b)) span"},
+		{"div:WHERE(.a) > p", "div:not(:not(.a)) > p", "div:not(:not(*)) > p"},
+		{":is(:where(.n1), .n2) em", ":not(:not(:not(:not(.n1)), .n2)) em", ":not(:not(:not(:not(*)), .n2)) em"},
+		{`.q:is([data-x="a)b"])`, `.q:not(:not([data-x="a)b"]))`, `.q:not(:not([data-x="a)b"]))`},
+		{`.this\:is(x)`, `.this\:is(x)`, `.this\:is(x)`},
+	}
+	for _, c := range cases {
+		m, s, ok := rewriteIsWhere(c.in)
+		if !ok || m != c.match || s != c.spec {
+			t.Errorf("rewriteIsWhere(%q) = %q, %q, %v; want %q, %q", c.in, m, s, ok, c.match, c.spec)
+		}
+	}
+	if _, _, ok := rewriteIsWhere(":is(.a, .b span"); ok {
+		t.Error("an unclosed :is( was rewritten")
+	}
+}
