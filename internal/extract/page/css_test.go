@@ -235,6 +235,7 @@ func FuzzParseStyleSheet(f *testing.F) {
 		`@media (max-width: 600px) { .a { display: none } } @supports not (x: y) { b { display: block } }`,
 		`p { display: none; } }}} {{ ;;; @media {`, `.a::before { content: "x" } :is(a) { display: none }`,
 		`div { p { display: none } }`, "\x00\xff{display:none}", `@layer x { li { display: inline } }`,
+		`:where(.a, :is(ul, div)) > :is(p, li) { display: none }`, `:is(.a, .b { display: none }`, `p:where(\:is() { x: y }`,
 	} {
 		f.Add(s, `<p class=a>a</p><ul><li>b</li></ul><div><p>c</p></div>`)
 	}
