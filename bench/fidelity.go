@@ -76,6 +76,9 @@ func benchFidelity(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 		if err != nil {
 			return nil, err
 		}
+		if o.fidelityMatch != "" {
+			pages = matchingPages(pages, o.fidelityMatch)
+		}
 		if o.fidelityPages > 0 {
 			pages = fixture.SamplePages(pages, o.fidelityPages)
 		}
@@ -103,6 +106,21 @@ func benchFidelity(ctx context.Context, o *options, log *slog.Logger, out io.Wri
 	res.Elapsed = time.Since(start)
 	fmt.Fprintf(out, "  every difference (corpus, page, aspect, class, detail): %s\n", o.fidelityOut)
 	return res, nil
+}
+
+// matchingPages keeps the pages whose path contains one of the
+// comma-separated strings of list.
+func matchingPages(pages []string, list string) []string {
+	var out []string
+	for _, p := range pages {
+		for _, s := range strings.Split(list, ",") {
+			if s = strings.TrimSpace(s); s != "" && strings.Contains(p, s) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // selected reports whether name is in the comma-separated list (empty or
@@ -149,10 +167,10 @@ func (e *mcpExtractor) Extract(ctx context.Context, urls []string, render string
 // printFidelitySummary prints the scenario's figures for the summary: per
 // corpus and aspect, the share of pages equal.
 func printFidelitySummary(out io.Writer, r *fidelityResult) {
-	fmt.Fprintf(out, "fidelity (HTTP path vs Chromium, batch_extract_pages, every page; %.0f s):\n", r.Elapsed.Seconds())
-	fmt.Fprintf(out, "  %-18s %6s %7s %7s %7s %7s %7s\n", "corpus", "pages", "title", "text", "links", "meta", "fields")
+	fmt.Fprintf(out, "fidelity (HTTP path vs Chromium, batch_extract_pages, every page; %.0f s; equal on the pages both paths finished):\n", r.Elapsed.Seconds())
+	fmt.Fprintf(out, "  %-18s %6s %8s %7s %7s %7s %7s %7s\n", "corpus", "pages", "finished", "title", "text", "links", "meta", "fields")
 	for _, rep := range r.Reports {
-		fmt.Fprintf(out, "  %-18s %6d", rep.Name, rep.Pages)
+		fmt.Fprintf(out, "  %-18s %6d %8d", rep.Name, rep.Pages, rep.Finished)
 		for _, a := range fidelity.Aspects {
 			fmt.Fprintf(out, " %6.1f%%", 100*rep.Share(a))
 		}

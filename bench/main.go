@@ -74,6 +74,9 @@ type options struct {
 	fidelityCorpora string
 	fidelityPages   int
 	fidelityOut     string
+	// fidelityMatch keeps only the pages whose path contains one of its
+	// comma-separated strings (to look again at the pages that differ).
+	fidelityMatch string
 }
 
 func main() {
@@ -81,6 +84,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres, map (and the diagnostic browsercost)")
 	flag.StringVar(&o.fidelityCorpora, "fidelity-corpora", "all", "fidelity: the corpora to compare, comma-separated: python3-doc, postgresql-doc-15, libjsoncpp-doc, trafilatura")
 	flag.IntVar(&o.fidelityPages, "fidelity-pages", 0, "fidelity: pages per corpus, spread evenly over it (0 = every page)")
+	flag.StringVar(&o.fidelityMatch, "fidelity-match", "", "fidelity: only the pages whose path contains one of these comma-separated strings")
 	flag.StringVar(&o.fidelityOut, "fidelity-out", filepath.Join(os.TempDir(), "browsertask-fidelity.tsv"), "fidelity: the file that lists every difference (corpus, page, aspect, class, detail)")
 	flag.IntVar(&o.livePages, "live-pages", 300, "fixture pages per batch_extract_pages run in the live view scenario (at most -pages)")
 	flag.IntVar(&o.mixedPages, "mixed-pages", 100, "pages per host of the mixed site (4 hosts) in scenario 8")

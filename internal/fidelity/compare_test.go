@@ -141,11 +141,33 @@ func TestComparePages(t *testing.T) {
 	if r.Classes[AspectText][ClassCSSHidden] != 1 || r.Classes[AspectText][ClassPageFailed] != 1 {
 		t.Errorf("text classes %v", r.Classes[AspectText])
 	}
+	// The figures are over the pages both paths finished (2 of
+	// 3); the page that failed over HTTP is listed with its class.
+	if r.Finished != 2 || r.FinishedEqual[AspectTitle] != 2 || r.FinishedEqual[AspectText] != 1 {
+		t.Errorf("finished %d, equal among them %v", r.Finished, r.FinishedEqual)
+	}
+	if len(r.Unfinished) != 1 || r.Unfinished[0].Page != "failed.html" || r.Unfinished[0].Class != ClassPageFailed {
+		t.Errorf("unfinished: %+v", r.Unfinished)
+	}
+	if got := r.ShareAll(AspectTitle); got < 0.66 || got > 0.67 {
+		t.Errorf("title over all pages %.3f, want 2/3", got)
+	}
+	if got := r.ShareExcusing(AspectText, ClassCSSHidden); got != 1 {
+		t.Errorf("text excusing css-hidden %.3f, want 1", got)
+	}
 	gaps := strings.Join(r.Gaps(), "\n")
-	for _, w := range []string{"title equal on 66.7% of 3 pages, want ≥ 99.5% (page-failed 1)", "text equal on 33.3%", "links equal on 33.3%"} {
+	for _, w := range []string{"text equal on 50.0% of the 2 pages both paths finished, want ≥ 95.0% (css-hidden 1, page-failed 1)", "links equal on 50.0%"} {
 		if !strings.Contains(gaps, w) {
 			t.Errorf("gaps lack %q:\n%s", w, gaps)
 		}
+	}
+	if strings.Contains(gaps, "title") {
+		t.Errorf("title is equal on every page both paths finished, yet a gap:\n%s", gaps)
+	}
+	var printed bytes.Buffer
+	r.Print(&printed)
+	if !strings.Contains(printed.String(), "not finished: failed.html: page-failed (") {
+		t.Errorf("Print does not list the unfinished page:\n%s", printed.String())
 	}
 	var out bytes.Buffer
 	if err := r.WriteDetails(&out); err != nil {

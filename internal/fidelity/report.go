@@ -34,6 +34,17 @@ type Report struct {
 	Diffs []Diff
 	// FailedBrowser and FailedHTTP count pages with an error on that path.
 	FailedBrowser, FailedHTTP int
+	// Finished counts the pages both paths read without an error: the
+	// denominator of the issue's figures ("on the pages both paths
+	// finished"). FinishedEqual counts, per aspect, those of them where
+	// both paths agree.
+	Finished      int
+	FinishedEqual map[string]int
+	// Unfinished lists the pages that did not finish on a path, one Diff
+	// each (aspect "page", the class says how: page-failed:timeout,
+	// page-failed:script-navigation, …; "both-failed" when both paths
+	// failed alike, a 404 say).
+	Unfinished []Diff
 	// Time is the wall time of each side's runs; Elapsed of the whole.
 	Time    map[string]time.Duration
 	Elapsed time.Duration
@@ -41,7 +52,7 @@ type Report struct {
 
 // NewReport starts an empty report.
 func NewReport(name, generator string) *Report {
-	return &Report{Name: name, Generator: generator, Equal: map[string]int{},
+	return &Report{Name: name, Generator: generator, Equal: map[string]int{}, FinishedEqual: map[string]int{},
 		Classes: map[string]map[string]int{}, Time: map[string]time.Duration{}}
 }
 
@@ -68,30 +79,59 @@ func (r *Report) Add(name string, b, h Page, src *Source) {
 		}
 		differs[d.Aspect] = true
 	}
+	finished := b.Error == nil && h.Error == nil
+	if finished {
+		r.Finished++
+	}
 	for _, a := range Aspects {
 		if !differs[a] {
 			r.Equal[a]++
+			if finished {
+				r.FinishedEqual[a]++
+			}
 		}
 	}
 	r.Diffs = append(r.Diffs, diffs...)
+	switch {
+	case finished:
+	case len(diffs) > 0:
+		r.Unfinished = append(r.Unfinished, Diff{Page: name, Aspect: "page", Class: diffs[0].Class, Detail: diffs[0].Detail})
+	default:
+		r.Unfinished = append(r.Unfinished, Diff{Page: name, Aspect: "page", Class: "both-failed",
+			Detail: fmt.Sprintf("browser %s http %s", errMsg(b), errMsg(h))})
+	}
 }
 
-// Share is the share of pages whose aspect is equal (0 with no page).
+// Share is the share of the pages both paths finished whose aspect is
+// equal (0 with no such page): the issue's figure. A page that failed on
+// one path is listed in Unfinished with its class, not counted here.
 func (r *Report) Share(aspect string) float64 { return r.ShareExcusing(aspect) }
+
+// ShareAll is the share of all pages whose aspect is equal, a page that
+// failed on one path counting as different.
+func (r *Report) ShareAll(aspect string) float64 {
+	if r.Pages == 0 {
+		return 0
+	}
+	return float64(r.Equal[aspect]) / float64(r.Pages)
+}
 
 // ShareExcusing is Share counting as equal the pages whose aspect differs
 // only by the excused classes (a documentation site whose menu a script
 // writes: the HTTP path cannot read it by design, and render "auto" is
-// what must notice).
+// what must notice). The page-failed classes are never in the
+// denominator, so excusing them changes nothing.
 func (r *Report) ShareExcusing(aspect string, excused ...string) float64 {
-	if r.Pages == 0 {
+	if r.Finished == 0 {
 		return 0
 	}
-	n := r.Equal[aspect]
+	n := r.FinishedEqual[aspect]
 	for _, c := range excused {
-		n += r.Classes[aspect][c]
+		if !strings.HasPrefix(c, ClassPageFailed) {
+			n += r.Classes[aspect][c]
+		}
 	}
-	return float64(n) / float64(r.Pages)
+	return float64(n) / float64(r.Finished)
 }
 
 // Gaps lists the thresholds this report misses, one sentence each, with
@@ -104,8 +144,8 @@ func (r *Report) Gaps(excused ...string) []string {
 		if !ok || share >= want {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: %s equal on %.1f%% of %d pages, want ≥ %.1f%% (%s)",
-			r.Name, a, 100*share, r.Pages, 100*want, r.classSummary(a)))
+		out = append(out, fmt.Sprintf("%s: %s equal on %.1f%% of the %d pages both paths finished, want ≥ %.1f%% (%s)",
+			r.Name, a, 100*share, r.Finished, 100*want, r.classSummary(a)))
 	}
 	return out
 }
@@ -133,12 +173,14 @@ func (r *Report) classSummary(aspect string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Print writes the corpus's figures: pages, the share equal per aspect
-// (with the threshold where there is one) and the classes of the pages
-// that differ.
+// Print writes the corpus's figures: pages, the share equal per aspect on
+// the pages both paths finished (with the threshold where there is one),
+// without the pages only scripts make differ, and over all pages, the
+// classes of the pages that differ, then every page that did not finish
+// with its class.
 func (r *Report) Print(w io.Writer) {
-	fmt.Fprintf(w, "  %s (%s): %d pages; failed: browser %d, http %d; browser %.1f s, http %.1f s\n",
-		r.Name, r.Generator, r.Pages, r.FailedBrowser, r.FailedHTTP, r.Time["browser"].Seconds(), r.Time["http"].Seconds())
+	fmt.Fprintf(w, "  %s (%s): %d pages, %d finished on both paths; failed: browser %d, http %d; browser %.1f s, http %.1f s\n",
+		r.Name, r.Generator, r.Pages, r.Finished, r.FailedBrowser, r.FailedHTTP, r.Time["browser"].Seconds(), r.Time["http"].Seconds())
 	for _, a := range Aspects {
 		mark := ""
 		if want, ok := Thresholds[a]; ok {
@@ -148,11 +190,15 @@ func (r *Report) Print(w io.Writer) {
 			}
 			mark = fmt.Sprintf(" (want ≥ %.1f%%: %s)", 100*want, verdict)
 		}
-		fmt.Fprintf(w, "    %-6s equal %5.1f%% (%d/%d)%s", a, 100*r.Share(a), r.Equal[a], r.Pages, mark)
+		fmt.Fprintf(w, "    %-6s equal %5.1f%% (%d/%d)%s; without script-generated %.1f%%; of all pages %.1f%%", a,
+			100*r.Share(a), r.FinishedEqual[a], r.Finished, mark, 100*r.ShareExcusing(a, ClassScript), 100*r.ShareAll(a))
 		if s := r.classSummary(a); s != "" {
 			fmt.Fprintf(w, "; differ: %s", s)
 		}
 		fmt.Fprintln(w)
+	}
+	for _, d := range r.Unfinished {
+		fmt.Fprintf(w, "    not finished: %s: %s (%s)\n", d.Page, d.Class, short(d.Detail, 200))
 	}
 }
 

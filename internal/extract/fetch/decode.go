@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -17,7 +18,10 @@ import (
 // decodeBody decodes a response body to UTF-8 the way Chromium picks the
 // encoding of a page: a byte order mark, else the charset of the
 // Content-Type header, else (HTML only) a <meta charset> or <meta
-// http-equiv="Content-Type"> found by metaCharset, else windows-1252.
+// http-equiv="Content-Type"> found by metaCharset, else (HTML only) an
+// XML declaration's encoding at the start (xmlDeclCharset), else
+// windows-1252. Single-byte encodings decode by the Encoding Standard's
+// indexes (decodeSingleByte).
 // Labels follow the Encoding Standard (iso-8859-1 and us-ascii mean
 // windows-1252, shift_jis and sjis mean Shift_JIS, …). Invalid bytes
 // become U+FFFD. It returns the text and the encoding's name.
@@ -54,11 +58,25 @@ func decodeBody(raw []byte, contentType string, isHTML bool) (string, string) {
 			}
 		}
 	}
+	if name == "" && isHTML {
+		if label := xmlDeclCharset(raw); label != "" {
+			enc, name = charset.Lookup(label)
+			if strings.HasPrefix(name, "utf-16") || name == "x-user-defined" {
+				enc, name = nil, "utf-8"
+			}
+		}
+	}
 	if name == "" {
 		enc, name = charmap.Windows1252, "windows-1252"
 	}
 	if name == "utf-8" || enc == nil {
 		return decodeUTF8(raw), "utf-8"
+	}
+	// charset.Lookup wraps the encoding; htmlindex gives the table itself.
+	if e, err := htmlindex.Get(name); err == nil {
+		if cm, ok := e.(*charmap.Charmap); ok {
+			return decodeSingleByte(raw, cm), name
+		}
 	}
 	out, _, err := transform.Bytes(unicode.BOMOverride(enc.NewDecoder()), raw)
 	if err != nil {
@@ -79,7 +97,9 @@ var headTags = map[string]bool{
 
 // metaCharset looks for a <meta charset> or <meta http-equiv=Content-Type
 // content="…charset=…"> as Chromium does: tag by tag (the text of
-// <title>, <script>, <style> and <noscript> skipped) through the head,
+// <title>, <script> and <style> skipped; the content of <noscript> read as
+// tags, as Chromium's prescan, which runs without scripting, reads it: a
+// <noscript><iframe> in the head ends the head there) through the head,
 // whatever its length, and through the first 1024 bytes in any case; it
 // stops at the first tag a head does not hold once 1024 bytes are read.
 // It returns the declared label or "".
@@ -96,6 +116,9 @@ func metaCharset(raw []byte) string {
 			name, hasAttr := z.TagName()
 			tag := string(name)
 			start := tt != html.EndTagToken
+			if start && tag == "noscript" {
+				z.NextIsNotRawText()
+			}
 			if start && tag == "meta" && hasAttr {
 				if label := metaLabel(z); label != "" {
 					return label

@@ -28,7 +28,7 @@ import (
 // out, and why the text can still differ:
 //
 //   - a rule whose selector cascadia cannot match (:hover and other
-//     states, :is(), :where(), pseudo-elements: generated content is not
+//     states, pseudo-elements: generated content is not
 //     in innerText anyway) or that uses a cascadia extension browsers do
 //     not know;
 //   - rules nested inside a rule (CSS nesting), @container, @scope and
@@ -228,14 +228,24 @@ func compileRule(vals []css.Token) []cssRule {
 	var out []cssRule
 	for _, part := range splitTopLevel(text, ',') {
 		part = strings.TrimSpace(part)
-		sel, err := cascadia.ParseWithPseudoElement(part)
+		match, specOf, ok := rewriteIsWhere(part)
+		if !ok {
+			continue
+		}
+		sel, err := cascadia.ParseWithPseudoElement(match)
 		if err != nil || sel.PseudoElement() != "" {
 			// A pseudo-element (::before, :after…) styles generated
 			// content, not the element; what cascadia cannot parse is
 			// dropped too.
 			continue
 		}
-		out = append(out, cssRule{sel: sel, spec: sel.Specificity(), key: keyOf(part)})
+		spec := sel.Specificity()
+		if specOf != match {
+			if s, err := cascadia.ParseWithPseudoElement(specOf); err == nil {
+				spec = s.Specificity()
+			}
+		}
+		out = append(out, cssRule{sel: sel, spec: spec, key: keyOf(part)})
 	}
 	return out
 }

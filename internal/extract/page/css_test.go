@@ -235,6 +235,7 @@ func FuzzParseStyleSheet(f *testing.F) {
 		`@media (max-width: 600px) { .a { display: none } } @supports not (x: y) { b { display: block } }`,
 		`p { display: none; } }}} {{ ;;; @media {`, `.a::before { content: "x" } :is(a) { display: none }`,
 		`div { p { display: none } }`, "\x00\xff{display:none}", `@layer x { li { display: inline } }`,
+		`:where(.a, :is(ul, div)) > :is(p, li) { display: none }`, `:is(.a, .b { display: none }`, `p:where(\:is() { x: y }`,
 	} {
 		f.Add(s, `<p class=a>a</p><ul><li>b</li></ul><div><p>c</p></div>`)
 	}
@@ -256,4 +257,27 @@ func FuzzParseStyleSheet(f *testing.F) {
 			t.Fatalf("not deterministic: %q vs %q", a, b)
 		}
 	})
+}
+
+// TestRewriteIsWhere checks the rewrite of :is() and :where() into the
+// :not(:not()) cascadia parses, and the selector the specificity is
+// taken from.
+func TestRewriteIsWhere(t *testing.T) {
+	cases := []struct{ in, match, spec string }{
+		{"p.x", "p.x", "p.x"},
+		{":is(.a, .b) span", ":not(:not(.a, .b)) span", ":not(:not(.a, .b)) span"},
+		{"div:WHERE(.a) > p", "div:not(:not(.a)) > p", "div:not(:not(*)) > p"},
+		{":is(:where(.n1), .n2) em", ":not(:not(:not(:not(.n1)), .n2)) em", ":not(:not(:not(:not(*)), .n2)) em"},
+		{`.q:is([data-x="a)b"])`, `.q:not(:not([data-x="a)b"]))`, `.q:not(:not([data-x="a)b"]))`},
+		{`.this\:is(x)`, `.this\:is(x)`, `.this\:is(x)`},
+	}
+	for _, c := range cases {
+		m, s, ok := rewriteIsWhere(c.in)
+		if !ok || m != c.match || s != c.spec {
+			t.Errorf("rewriteIsWhere(%q) = %q, %q, %v; want %q, %q", c.in, m, s, ok, c.match, c.spec)
+		}
+	}
+	if _, _, ok := rewriteIsWhere(":is(.a, .b span"); ok {
+		t.Error("an unclosed :is( was rewritten")
+	}
 }

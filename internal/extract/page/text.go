@@ -277,6 +277,12 @@ func inherit(st inherited, n *html.Node, l layout) inherited {
 		st.transform = ""
 		return inheritStyle(st, l, false)
 	}
+	if isHTML(n, atom.Button) || isHTML(n, atom.Input) || isHTML(n, atom.Textarea) {
+		// Chromium's own style sheet gives form controls text-transform:
+		// none, which beats what they would inherit; a rule of the page
+		// on the control itself still applies.
+		st.transform = ""
+	}
 	return inheritStyle(st, l, true)
 }
 

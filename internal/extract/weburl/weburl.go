@@ -9,8 +9,9 @@
 //
 // Where Chromium (the browser the extraction is compared with) departs from
 // the standard, this package follows Chromium: "|" is percent-encoded in
-// paths, and a space or "*" in a host is percent-encoded instead of
-// failing.
+// paths, "'" in the query of every URL (not only http(s)), a space before
+// an opaque path's "?" stays a space, and a space or "*" in a host is
+// percent-encoded instead of failing.
 //
 // Known differences from a browser: a query is always percent-encoded as
 // UTF-8 (a browser uses the page's encoding for the query of http(s) URLs
@@ -545,12 +546,11 @@ func ParseRef(input string, base *URL) (*URL, error) {
 			}
 		case stQuery:
 			if c == '#' || c == eof {
-				set := querySet
-				if u.IsSpecial() {
-					set = specialQuerySet
-				}
+				// Chromium encodes "'" in the query of every URL, not
+				// only of special ones (mailto:?subject=it's reads
+				// mailto:?subject=it%27s in a.href).
 				for _, r := range buf.String() {
-					u.Query += percentEncodeRune(r, set)
+					u.Query += percentEncodeRune(r, specialQuerySet)
 				}
 				buf.Reset()
 				if c == '#' {
@@ -576,13 +576,12 @@ func ParseRef(input string, base *URL) (*URL, error) {
 }
 
 // trimOpaqueTrailingSpaces: an opaque path followed by neither a query nor
-// a fragment cannot end in spaces (the standard strips them; one followed
-// by a query or fragment keeps them as %20 before "?" or "#").
+// a fragment cannot end in spaces (the standard strips them). One followed
+// by a query or fragment keeps them as they are, as Chromium does
+// ("javascript:a ? b" reads "javascript:a ?%20b" in a.href; the standard
+// would write the space before "?" as %20).
 func trimOpaqueTrailingSpaces(u *URL) string {
 	if u.HasQuery || u.HasFragment {
-		if strings.HasSuffix(u.Opaque, " ") {
-			return strings.TrimSuffix(u.Opaque, " ") + "%20"
-		}
 		return u.Opaque
 	}
 	return strings.TrimRight(u.Opaque, " ")

@@ -56,6 +56,14 @@ func TestResolve(t *testing.T) {
 		{"/p|x?q|y#f|z", "http://example.com/p%7Cx?q|y#f|z"},
 		{"/p^x?q^y#f^z", "http://example.com/p%5Ex?q^y#f^z"},
 		{"/p'x?q'y#f'z", "http://example.com/p'x?q%27y#f'z"},
+		// Seen on saved pages of go-trafilatura's comparison set
+		// (mailto share links, javascript: popups), checked against
+		// Chromium: "'" in any query, spaces before an opaque path's "?".
+		{"mailto:?subject=Jamie's war&body=it's", "mailto:?subject=Jamie%27s%20war&body=it%27s"},
+		{"whatsapp://send?text='x'", "whatsapp://send?text=%27x%27"},
+		{"javascript:Popup('a?u=b','c')", "javascript:Popup('a?u=b%27,%27c%27)"},
+		{"javascript:t === 'f' ? a() : b();", "javascript:t === 'f' ?%20a()%20:%20b();"},
+		{"foo:a #f", "foo:a #f"},
 	}
 	for _, c := range cases {
 		got, ok := Resolve(base, c.ref)
