@@ -100,6 +100,12 @@ type Manager struct {
 	// as opposed to the throwaway sessions runs own.
 	named  map[string]bool
 	closed bool
+	// leaser takes profile leases (SetProfiles); profiles are this
+	// process's profile browsers by name and profileOf the profile of
+	// each profile session (profile.go).
+	leaser    ProfileLeaser
+	profiles  map[string]*profileBrowser
+	profileOf map[string]string
 }
 
 var (
@@ -121,7 +127,7 @@ func NewManager(o Options) *Manager {
 	}
 	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
 		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
-		live: newLiveRegistry()}
+		live: newLiveRegistry(), profiles: map[string]*profileBrowser{}, profileOf: map[string]string{}}
 	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL), own: netpolicy.NewOwnAddrs(ownAddrsTTL)}
 	specs := o.Browser
 	if len(specs) == 0 {
@@ -224,6 +230,7 @@ func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
 	s := m.sessions[sessionID]
 	delete(m.sessions, sessionID)
 	delete(m.lost, sessionID)
+	delete(m.profileOf, sessionID)
 	if m.named[sessionID] {
 		delete(m.named, sessionID)
 		m.rememberEndedLocked(sessionID)
@@ -318,6 +325,18 @@ func (m *Manager) Close() error {
 		in.close()
 	}
 	m.mu.Lock()
+	profiles := make([]*profileBrowser, 0, len(m.profiles))
+	for _, pb := range m.profiles {
+		profiles = append(profiles, pb)
+	}
+	m.mu.Unlock()
+	// Profile browsers quit cleanly: their cookies are written out.
+	for _, pb := range profiles {
+		pb.mu.Lock()
+		m.shutProfileLocked(pb)
+		pb.mu.Unlock()
+	}
+	m.mu.Lock()
 	px := m.egress
 	m.egress = nil
 	m.mu.Unlock()
@@ -333,5 +352,5 @@ func (m *Manager) Close() error {
 func (m *Manager) Named(sessionID string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.named[sessionID]
+	return m.named[sessionID] || m.profileOf[sessionID] != ""
 }

@@ -146,6 +146,10 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 	if err := e.checkRunProfile(ctx, r); err != nil {
 		return nil, err
 	}
+	if pr, ok := tpl.(ProfileRequirer); ok && pr.RequiresProfile() && r.Profile == "" {
+		return nil, Errorf(InvalidParameter, "profile is required: %s works in a persistent browser profile; create one with sign_in_profile or list them with list_profiles", info.TemplateID).
+			WithDetails(map[string]any{"field": "profile"})
+	}
 	// Secrets are masked in the stored copy and kept in memory (secrets.go).
 	storedInputs, secrets := protectSecrets(tpl, inputs)
 	now := e.now()

@@ -61,7 +61,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		}
 		return pageDone{out: out, failure: out.Error}, nil
 	}
-	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
+	if in.Render == renderHTTP && !inBrowserState(t.b, env) {
 		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs))
 		if err != nil {
 			return nil, err
@@ -74,7 +74,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		}
 	}
 	if in.Render == renderAuto {
-		release, err := br.useAuto(ctx, r.pool, t.b != nil && t.b.Named(env.SessionID()))
+		release, err := br.useAuto(ctx, r.pool, inBrowserState(t.b, env))
 		if err != nil {
 			return nil, err
 		}

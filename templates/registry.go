@@ -22,5 +22,6 @@ func All(b *browser.Manager, model modelfill.Sampler) []engine.Template {
 		NewLogin(b),
 		NewRunSteps(b),
 		NewExtractStructured(b, model),
+		NewProfileSignIn(b),
 	}
 }
