@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -283,4 +284,35 @@ func (e *Engine) checkRunProfile(ctx context.Context, r SubmitRequest) error {
 	}
 	_, err := e.GetProfile(ctx, r.Profile)
 	return err
+}
+
+// SignInTemplate is the template a person signs into a profile with.
+const SignInTemplate = "profile_sign_in"
+
+// SignInProfile creates profile name when it does not exist yet (with
+// note) and submits a profile_sign_in run on it that opens startURL and
+// waits for a person to sign in through the live view and press Done. An
+// existing profile is signed into again (another site, an expired login).
+// The run waits for the person; its question carries the live view's
+// URL. Errors: INVALID_PARAMETER (name, url), TRUST_LEVEL_NOT_ALLOWED,
+// EXECUTION_ERROR.
+func (e *Engine) SignInProfile(ctx context.Context, name, note, startURL string, mode Mode) (*BrowserProfile, *SubmitResult, error) {
+	if err := CheckProfileName("name", name); err != nil {
+		return nil, nil, err
+	}
+	if _, ok := e.templates[SignInTemplate]; !ok {
+		return nil, nil, Errorf(ExecutionError, "this process has no %s template", SignInTemplate)
+	}
+	p, err := e.GetProfile(ctx, name)
+	if err != nil {
+		if p, err = e.CreateProfile(ctx, name, note); err != nil {
+			return nil, nil, err
+		}
+	}
+	in, _ := json.Marshal(map[string]string{"url": startURL})
+	res, err := e.Submit(ctx, SubmitRequest{TemplateID: SignInTemplate, Profile: name, Inputs: in, Mode: mode})
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, res, nil
 }
