@@ -168,7 +168,7 @@ func (in *instance) startLocked(ctx context.Context) error {
 		return fmt.Errorf("query browser version: %w", err)
 	}
 	in.b, in.cancel, in.proc, in.product = b, cancel, proc, v.Product
-	in.log.Info("browser ready", "product", v.Product, "remote", in.remote, "pid", in.pid())
+	in.log.Info("browser ready", "product", v.Product, "remote", in.remote, "pid", in.pid(), "profileDir", in.userDataDir)
 	return nil
 }
 
