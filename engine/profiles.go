@@ -316,3 +316,7 @@ func (e *Engine) SignInProfile(ctx context.Context, name, note, startURL string,
 	}
 	return p, res, nil
 }
+
+// LiveViewURL is the dashboard page of run runID's live view in this
+// process ("" when this process serves no dashboard).
+func (e *Engine) LiveViewURL(runID string) string { return LiveURL(e.liveBaseURL(), runID) }
