@@ -236,3 +236,17 @@ func clearStaleLock(ctx context.Context, dir string) error {
 	}
 	return nil
 }
+
+// ImportProfile restores cookies (and localStorage) into persistent
+// profile name, as a session of its own on the profile's browser (which
+// waits for the profile's lease like any run). Errors: INVALID_PARAMETER
+// (a cookie the browser refuses, an unknown profile), EXECUTION_ERROR.
+func (m *Manager) ImportProfile(ctx context.Context, name string, st *StorageState) error {
+	id := "import-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	s, err := m.ProfileSession(ctx, id, name)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = m.CloseSession(context.WithoutCancel(ctx), id) }()
+	return s.ImportState(ctx, st)
+}
