@@ -22,6 +22,10 @@ import (
 	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
+// DefaultContext is Options.BrowserContext's value for the browser's own
+// (default) context.
+const DefaultContext = "default"
+
 // DefaultMaxTabsPerSession caps the tabs of one session when Options leaves
 // MaxTabsPerSession at zero (the contract's maxTabsPerSession default).
 const DefaultMaxTabsPerSession = 20
@@ -66,6 +70,12 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// ExtraArgs are appended to the command line of launched browsers.
 	ExtraArgs []string
+	// BrowserContext is "" (each session its own incognito context, the
+	// default) or "default": sessions open their tabs in the browser's
+	// default context — the person's own Chrome, signed in, attached with
+	// --browser http://127.0.0.1:9222 — and closing a session closes only
+	// the tabs it opened, never the person's.
+	BrowserContext string
 	// CDPTrace, when set, is called with the method of every CDP command
 	// sent to a browser (tests count them); nil = no tracing.
 	CDPTrace func(method string)
@@ -204,8 +214,10 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
 	}
-	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log)
-	if err != nil {
+	var s *Session
+	if m.opts.BrowserContext == DefaultContext {
+		s = newSharedSession(sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, nil)
+	} else if s, err = newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
