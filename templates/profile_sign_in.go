@@ -112,3 +112,13 @@ func (t *ProfileSignIn) Run(ctx context.Context, env engine.Env) (*engine.Outcom
 	}
 	return &engine.Outcome{Result: res}, nil
 }
+
+// InputsSummary is the host the person signs in to ("sign in at
+// accounts.example").
+func (t *ProfileSignIn) InputsSummary(inputs json.RawMessage) string {
+	var in profileSignInInputs
+	if json.Unmarshal(inputs, &in) != nil || in.URL == "" {
+		return ""
+	}
+	return "sign in at " + summaryHost(in.URL)
+}

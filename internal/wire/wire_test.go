@@ -16,7 +16,7 @@ import (
 )
 
 // TestOpenAndHandler: one Open gives the browser the engine's trust level
-// and file-URL switch, registers the seven templates with the extra ones,
+// and file-URL switch, registers the eight templates with the extra ones,
 // and Handler serves /healthz, /mcp, /sse and the dashboard behind the
 // token, refusing the listener's own address to the browser.
 func TestOpenAndHandler(t *testing.T) {
@@ -35,8 +35,8 @@ func TestOpenAndHandler(t *testing.T) {
 	for _, info := range p.Engine.Templates() {
 		ids = append(ids, info.TemplateID)
 	}
-	if len(ids) != 8 || !slices.Contains(ids, "extract_structured") || !slices.Contains(ids, "dev_echo") {
-		t.Fatalf("templates %v, want the seven and dev_echo", ids)
+	if len(ids) != 9 || !slices.Contains(ids, "extract_structured") || !slices.Contains(ids, "profile_sign_in") || !slices.Contains(ids, "dev_echo") {
+		t.Fatalf("templates %v, want the eight and dev_echo", ids)
 	}
 
 	ts := httptest.NewUnstartedServer(nil)
