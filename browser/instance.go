@@ -24,6 +24,9 @@ type instance struct {
 	remote  bool
 	headed  bool
 	tempDir string
+	// userDataDir is a persistent profile's directory ("" = a temporary
+	// one per launch).
+	userDataDir string
 	// extraArgs are appended to a launched browser's command line.
 	extraArgs []string
 	// trace is called with every CDP command's method (nil = none).
@@ -128,7 +131,7 @@ func (in *instance) startLocked(ctx context.Context) error {
 			}
 			extra = append(append([]string(nil), in.extraArgs...), pa...)
 		}
-		p, err := startProcess(ctx, bin, in.tempDir, in.headed, extra, in.log)
+		p, err := startProcessIn(ctx, bin, in.tempDir, in.userDataDir, in.headed, extra, in.log)
 		if err != nil {
 			return fmt.Errorf("launch browser %s: %w", bin, err)
 		}
@@ -165,7 +168,7 @@ func (in *instance) startLocked(ctx context.Context) error {
 		return fmt.Errorf("query browser version: %w", err)
 	}
 	in.b, in.cancel, in.proc, in.product = b, cancel, proc, v.Product
-	in.log.Info("browser ready", "product", v.Product, "remote", in.remote, "pid", in.pid())
+	in.log.Info("browser ready", "product", v.Product, "remote", in.remote, "pid", in.pid(), "profileDir", in.userDataDir)
 	return nil
 }
 
@@ -230,4 +233,23 @@ func (in *instance) describeSpec() string {
 		return "system Chromium"
 	}
 	return in.spec
+}
+
+// closeGracefully asks the browser to quit (Browser.close) and waits for
+// its process to exit, bounded, before the group kill: a persistent
+// profile's cookies and storage are flushed to disk only on a clean exit.
+func (in *instance) closeGracefully() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.b != nil && in.proc != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = proto.BrowserClose{}.Call(in.b.Context(ctx))
+		select {
+		case <-in.proc.exited:
+		case <-ctx.Done():
+			in.log.Warn("browser did not quit in 10 s; killing it", "browser", in.describeSpec())
+		}
+		cancel()
+	}
+	in.shutdownLocked()
 }

@@ -85,8 +85,10 @@ func launchArgs(dir string, headed bool, extra ...string) []string {
 
 // process is a Chromium this Manager started.
 type process struct {
-	cmd    *exec.Cmd
-	dir    string
+	cmd *exec.Cmd
+	dir string
+	// keep leaves dir in place on kill (a persistent profile's).
+	keep   bool
 	wsURL  string
 	exited chan struct{} // closed when the process has been reaped
 }
@@ -94,19 +96,33 @@ type process struct {
 // startProcess launches bin with a fresh profile under tempDir and waits for
 // its DevTools URL. The caller owns the returned process and must kill it.
 func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra []string, log *slog.Logger) (*process, error) {
-	dir, err := os.MkdirTemp(tempDir, userDataPrefix+strconv.Itoa(os.Getpid())+"-*")
-	if err != nil {
-		return nil, fmt.Errorf("create browser profile dir: %w", err)
+	return startProcessIn(ctx, bin, tempDir, "", headed, extra, log)
+}
+
+// startProcessIn is startProcess on a kept user-data directory when
+// userDataDir is set (a persistent profile: kill leaves it in place).
+func startProcessIn(ctx context.Context, bin, tempDir, userDataDir string, headed bool, extra []string, log *slog.Logger) (*process, error) {
+	dir, keep := userDataDir, userDataDir != ""
+	if !keep {
+		var err error
+		if dir, err = os.MkdirTemp(tempDir, userDataPrefix+strconv.Itoa(os.Getpid())+"-*"); err != nil {
+			return nil, fmt.Errorf("create browser profile dir: %w", err)
+		}
+	}
+	removeDir := func() {
+		if !keep {
+			_ = os.RemoveAll(dir)
+		}
 	}
 	cmd := exec.Command(bin, launchArgs(dir, headed, extra...)...)
 	setProcAttrs(cmd)
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeDir()
 		return nil, err
 	}
-	p := &process{cmd: cmd, dir: dir, exited: make(chan struct{})}
+	p := &process{cmd: cmd, dir: dir, keep: keep, exited: make(chan struct{})}
 	started := make(chan error, 1)
 	engine.Go(ctx, log, "browser.process", func() {
 		// The parent-death signal fires when the OS *thread* that started
@@ -127,7 +143,7 @@ func startProcess(ctx context.Context, bin, tempDir string, headed bool, extra [
 		}
 	})
 	if err := <-started; err != nil {
-		_ = os.RemoveAll(dir)
+		removeDir()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	urls := make(chan string, 1)
@@ -177,6 +193,9 @@ func (p *process) kill() {
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
+	}
+	if p.keep {
+		return
 	}
 	// Children may still be exiting; the group kill reached them already.
 	for i := 0; i < 20; i++ {

@@ -22,6 +22,10 @@ import (
 	"github.com/browsertask/browsertask/internal/netpolicy"
 )
 
+// DefaultContext is Options.BrowserContext's value for the browser's own
+// (default) context.
+const DefaultContext = "default"
+
 // DefaultMaxTabsPerSession caps the tabs of one session when Options leaves
 // MaxTabsPerSession at zero (the contract's maxTabsPerSession default).
 const DefaultMaxTabsPerSession = 20
@@ -66,6 +70,12 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// ExtraArgs are appended to the command line of launched browsers.
 	ExtraArgs []string
+	// BrowserContext is "" (each session its own incognito context, the
+	// default) or "default": sessions open their tabs in the browser's
+	// default context — the person's own Chrome, signed in, attached with
+	// --browser http://127.0.0.1:9222 — and closing a session closes only
+	// the tabs it opened, never the person's.
+	BrowserContext string
 	// CDPTrace, when set, is called with the method of every CDP command
 	// sent to a browser (tests count them); nil = no tracing.
 	CDPTrace func(method string)
@@ -100,6 +110,12 @@ type Manager struct {
 	// as opposed to the throwaway sessions runs own.
 	named  map[string]bool
 	closed bool
+	// leaser takes profile leases (SetProfiles); profiles are this
+	// process's profile browsers by name and profileOf the profile of
+	// each profile session (profile.go).
+	leaser    ProfileLeaser
+	profiles  map[string]*profileBrowser
+	profileOf map[string]string
 }
 
 var (
@@ -121,7 +137,7 @@ func NewManager(o Options) *Manager {
 	}
 	m := &Manager{opts: o, log: o.Logger, sessions: map[string]*Session{}, lost: map[string]bool{},
 		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
-		live: newLiveRegistry()}
+		live: newLiveRegistry(), profiles: map[string]*profileBrowser{}, profileOf: map[string]string{}}
 	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL), own: netpolicy.NewOwnAddrs(ownAddrsTTL)}
 	specs := o.Browser
 	if len(specs) == 0 {
@@ -220,8 +236,12 @@ func (m *Manager) session(ctx context.Context, sessionID, proxy string) (*Sessio
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
 	}
-	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, proxy)
-	if err != nil {
+	var s *Session
+	if m.opts.BrowserContext == DefaultContext && proxy == "" {
+		// A run that names a proxy still gets a context of its own: the
+		// proxy is a property of the browser context.
+		s = newSharedSession(sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, nil)
+	} else if s, err = newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, proxy); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -246,6 +266,7 @@ func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
 	s := m.sessions[sessionID]
 	delete(m.sessions, sessionID)
 	delete(m.lost, sessionID)
+	delete(m.profileOf, sessionID)
 	if m.named[sessionID] {
 		delete(m.named, sessionID)
 		m.rememberEndedLocked(sessionID)
@@ -340,6 +361,18 @@ func (m *Manager) Close() error {
 		in.close()
 	}
 	m.mu.Lock()
+	profiles := make([]*profileBrowser, 0, len(m.profiles))
+	for _, pb := range m.profiles {
+		profiles = append(profiles, pb)
+	}
+	m.mu.Unlock()
+	// Profile browsers quit cleanly: their cookies are written out.
+	for _, pb := range profiles {
+		pb.mu.Lock()
+		m.shutProfileLocked(pb)
+		pb.mu.Unlock()
+	}
+	m.mu.Lock()
 	px := m.egress
 	m.egress = nil
 	m.mu.Unlock()
@@ -355,5 +388,5 @@ func (m *Manager) Close() error {
 func (m *Manager) Named(sessionID string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.named[sessionID]
+	return m.named[sessionID] || m.profileOf[sessionID] != ""
 }

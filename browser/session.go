@@ -45,6 +45,42 @@ type Session struct {
 	// origins are the http(s) origins whose documents the session loaded
 	// (for ExportState's localStorage).
 	origins map[string]bool
+	// shared marks a session in the browser's default context (a
+	// persistent profile's browser, or a person's Chrome with
+	// --browser-context default): closing it closes the tabs it opened,
+	// never the context nor anybody else's tabs.
+	shared bool
+	// onClose runs once after a shared session closed (a profile's
+	// reference count); nil = nothing.
+	onClose func()
+}
+
+// newSharedSession is a session in b's default browser context.
+func newSharedSession(id string, in *instance, b *rod.Browser, gen, maxTabs int, pol *requestPolicy, log *slog.Logger, onClose func()) *Session {
+	if onClose != nil {
+		onClose = sync.OnceFunc(onClose)
+	}
+	return &Session{
+		id: id, in: in, gen: gen, b: b, log: log, policy: pol, shared: true, onClose: onClose,
+		slots: make(chan struct{}, maxTabs), front: make(chan struct{}, 1),
+		tabs: map[proto.TargetTargetID]*tab{},
+	}
+}
+
+// closeOwnTabs closes the tabs the session opened (a shared session's
+// close): the context and the tabs it did not open stay.
+func (s *Session) closeOwnTabs(ctx context.Context) {
+	s.mu.Lock()
+	ids := make([]proto.TargetTargetID, 0, len(s.tabs))
+	for id := range s.tabs {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	c, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, id := range ids {
+		_, _ = proto.TargetCloseTarget{TargetID: id}.Call(s.b.Context(c))
+	}
 }
 
 // newSession creates the browser context. Errors: EXECUTION_ERROR.
@@ -101,6 +137,15 @@ func (s *Session) markClosed() {
 // close disposes the browser context, which closes all its tabs.
 func (s *Session) close(ctx context.Context) error {
 	s.markClosed()
+	if s.shared {
+		if s.in.alive(s.gen) {
+			s.closeOwnTabs(ctx)
+		}
+		if s.onClose != nil {
+			s.onClose()
+		}
+		return nil
+	}
 	if !s.in.alive(s.gen) {
 		return nil
 	}

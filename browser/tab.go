@@ -196,7 +196,11 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 	}
 	// In the background: a new tab must not hide the tab in front of the
 	// session's window, which may be being captured (see Session.front).
-	target, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: s.b.BrowserContextID, Background: true}.Call(s.b.Context(ctx))
+	// In a shared session (the default context of a profile's browser or
+	// of a person's Chrome) each tab gets a window of its own: a
+	// background tab beside the window's other tabs would be hidden, and
+	// a hidden tab's timers and animation frames are throttled.
+	target, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: s.b.BrowserContextID, Background: true, NewWindow: s.shared}.Call(s.b.Context(ctx))
 	if err != nil {
 		return nil, s.mapErr(ctx, nil, err, "open a tab")
 	}

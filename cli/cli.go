@@ -49,6 +49,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return cmdArtifact(ctx, rest, getenv, stdout, stderr)
 	case "templates":
 		return cmdTemplates(ctx, rest, getenv, stdout, stderr)
+	case "profiles":
+		return cmdProfiles(ctx, rest, getenv, stdout, stderr)
 	case "sessions":
 		return cmdSessions(ctx, rest, getenv, stdout, stderr)
 	case "doctor":
@@ -78,6 +80,7 @@ Usage:
   browsertask artifact ID [-o FILE]  save an artifact
   browsertask templates              list templates
   browsertask sessions               list browser sessions in use
+  browsertask profiles new|list|import|delete  persistent browser profiles (sign in once)
   browsertask doctor                 check browser, database and listener; print client config
   browsertask version                print the version
 

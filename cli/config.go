@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/httpguard"
@@ -21,9 +22,11 @@ import (
 // config is everything the serve and mcp commands can be told, by flag,
 // then BROWSERTASK_* environment variable, then default.
 type config struct {
-	addr           string
-	dbPath         string
-	browsers       string
+	addr     string
+	dbPath   string
+	browsers string
+	// browserContext is --browser-context: "" or "default" (profiles.go).
+	browserContext string
 	headed         bool
 	token          string
 	tokenFile      string
@@ -105,6 +108,8 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.IntVar(&e.MaxAttempts, "max-attempts", d.MaxAttempts, "a run whose executions end with their process gone (crash, kill -9) this many times fails instead of being recovered again")
 	fs.StringVar(&e.TrustLevel, "trust", d.TrustLevel, "trust level: local or restricted")
 	fs.StringVar(&e.UserAgent, "user-agent", "", "User-Agent of page requests when a run's inputs name none (both paths; default: the browser's own, browsertask's over HTTP)")
+	fs.BoolVar(&e.AllowProfilesRestricted, "allow-profiles-restricted", false, "let runs use a browser profile (profile) under --trust restricted")
+	fs.StringVar(&c.browserContext, "browser-context", "", `"default": runs open tabs in the --browser endpoint's own signed-in context (your Chrome) instead of an incognito one, and close only their own tabs`)
 	fs.BoolVar(&e.AllowFileURLs, "allow-file-urls", false, "allow file: URLs (trust local only)")
 	fs.Int64Var(&m.lease, "lease-ms", d.LeaseDuration.Milliseconds(), "run lease length; a dead process's runs are recovered after it")
 	fs.Int64Var(&m.heartbeat, "heartbeat-ms", d.HeartbeatInterval.Milliseconds(), "lease heartbeat and remote-cancel poll interval")
@@ -163,6 +168,9 @@ func (c *config) finish() error {
 	e := &c.engine
 	if e.TrustLevel != netpolicy.Local && e.TrustLevel != netpolicy.Restricted {
 		return fmt.Errorf("--trust must be local or restricted, got %q", e.TrustLevel)
+	}
+	if c.browserContext != "" && c.browserContext != browser.DefaultContext {
+		return fmt.Errorf("--browser-context must be empty or %q, got %q", browser.DefaultContext, c.browserContext)
 	}
 	if e.MaxConcurrentRuns < 1 {
 		return fmt.Errorf("--max-concurrent-runs must be >= 1, got %d", e.MaxConcurrentRuns)

@@ -41,6 +41,13 @@ type Config struct {
 	UserAgent     string
 	IsRemote      bool
 	AllowFileURLs bool
+	// ProfilesDir holds the browser profiles' directories (the database's
+	// directory + /profiles; empty = profiles unavailable).
+	ProfilesDir string
+	// AllowProfilesRestricted lets runs use a profile under trust
+	// restricted (--allow-profiles-restricted): a profile carries a
+	// person's signed-in sites, which restricted refuses by default.
+	AllowProfilesRestricted bool
 	// MaxAttempts is how many executions of a run may end with their
 	// process gone (crash, kill -9, out of memory) before the run fails
 	// with EXECUTION_ERROR "interrupted N times" instead of being

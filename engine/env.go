@@ -32,8 +32,11 @@ type runEnv struct {
 
 var _ Env = (*runEnv)(nil)
 
-func (v *runEnv) RunID() string           { return v.run.RunID }
-func (v *runEnv) SessionID() string       { return v.run.SessionID }
+func (v *runEnv) RunID() string     { return v.run.RunID }
+func (v *runEnv) SessionID() string { return v.run.SessionID }
+
+// BrowserProfile names the persistent profile the run uses ("" = none).
+func (v *runEnv) BrowserProfile() string  { return v.run.Profile }
 func (v *runEnv) Inputs() json.RawMessage { return v.run.Inputs }
 
 // OutputSchema is the run's options.outputSchema (nil unless its template

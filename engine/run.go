@@ -45,23 +45,26 @@ type ModelUsage struct {
 // Run is the contract's Run object plus the bookkeeping fields the engine and
 // the store need (those are not serialised).
 type Run struct {
-	RunID           string          `json:"runId"`
-	TemplateID      string          `json:"templateId"`
-	TemplateVersion int             `json:"templateVersion"`
-	SessionID       string          `json:"sessionId"`
-	OwnsSession     bool            `json:"ownsSession"`
-	Status          RunStatus       `json:"status"`
-	Mode            Mode            `json:"mode"`
-	Progress        Progress        `json:"progress"`
-	Metrics         Metrics         `json:"metrics"`
-	Result          json.RawMessage `json:"result"`
-	Error           *Error          `json:"error"`
-	ArtifactIDs     []string        `json:"artifactIds"`
-	CreatedAt       int64           `json:"createdAt"`
-	UpdatedAt       int64           `json:"updatedAt"`
-	StartedAt       *int64          `json:"startedAt"`
-	FinishedAt      *int64          `json:"finishedAt"`
-	ExpiresAt       int64           `json:"expiresAt"`
+	RunID           string `json:"runId"`
+	TemplateID      string `json:"templateId"`
+	TemplateVersion int    `json:"templateVersion"`
+	SessionID       string `json:"sessionId"`
+	OwnsSession     bool   `json:"ownsSession"`
+	// Profile names the persistent browser profile the run uses ("" =
+	// none: an incognito session).
+	Profile     string          `json:"profile,omitempty"`
+	Status      RunStatus       `json:"status"`
+	Mode        Mode            `json:"mode"`
+	Progress    Progress        `json:"progress"`
+	Metrics     Metrics         `json:"metrics"`
+	Result      json.RawMessage `json:"result"`
+	Error       *Error          `json:"error"`
+	ArtifactIDs []string        `json:"artifactIds"`
+	CreatedAt   int64           `json:"createdAt"`
+	UpdatedAt   int64           `json:"updatedAt"`
+	StartedAt   *int64          `json:"startedAt"`
+	FinishedAt  *int64          `json:"finishedAt"`
+	ExpiresAt   int64           `json:"expiresAt"`
 	// Question is the question a running run waits on (nil otherwise):
 	// the run stays "running" while it waits (input.go).
 	Question *WaitingQuestion `json:"inputRequest"`

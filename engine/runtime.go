@@ -25,6 +25,9 @@ type Engine struct {
 	order     []string
 	schemas   map[string]*Schema
 	browser   Browser
+	// profiles keeps browser profiles when the store implements it (nil
+	// otherwise: profiles.go).
+	profiles ProfileStore
 	// secrets holds secret inputs in memory only (secrets.go); named are
 	// the browser sessions opened here (sessions.go).
 	secrets *secretVault
@@ -108,6 +111,9 @@ func New(o Options) (*Engine, error) {
 	e.peerWaker, _ = o.Store.(PeerWaker)
 	// Every write goes through the redacting wrapper (secret_store.go).
 	e.store = &secretStore{Store: o.Store, vault: e.secrets}
+	if ps, ok := o.Store.(ProfileStore); ok {
+		e.profiles = ps
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}

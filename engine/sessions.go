@@ -33,6 +33,12 @@ type SessionRequirer interface {
 	RequiresSession() bool
 }
 
+// ProfileRequirer is implemented by templates that only make sense in a
+// persistent browser profile (profile_sign_in).
+type ProfileRequirer interface {
+	RequiresProfile() bool
+}
+
 // CreateSessionRequest is create_browser_session's input: a storage state
 // to restore, given inline or as the artifactId export_session_state made.
 type CreateSessionRequest struct {

@@ -64,6 +64,9 @@ type SubmitRequest struct {
 	TemplateID string
 	// SessionID names an existing live session; empty = a fresh owned session.
 	SessionID string
+	// Profile names a persistent browser profile to run in (list_profiles);
+	// it excludes SessionID.
+	Profile string
 	// Inputs are validated against the template's input schema (nil = {}).
 	Inputs json.RawMessage
 	// Mode is the requested mode ("" = auto).
@@ -140,6 +143,13 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		return nil, Errorf(InvalidParameter, "sessionId is required: %s only makes sense in a browser session that outlives the run; create one with create_browser_session and pass its sessionId", info.TemplateID).
 			WithDetails(map[string]any{"field": "sessionId"})
 	}
+	if err := e.checkRunProfile(ctx, r); err != nil {
+		return nil, err
+	}
+	if pr, ok := tpl.(ProfileRequirer); ok && pr.RequiresProfile() && r.Profile == "" {
+		return nil, Errorf(InvalidParameter, "profile is required: %s works in a persistent browser profile; create one with sign_in_profile or list them with list_profiles", info.TemplateID).
+			WithDetails(map[string]any{"field": "profile"})
+	}
 	// Secrets are masked in the stored copy and kept in memory (secrets.go).
 	storedInputs, secrets := protectSecrets(tpl, inputs)
 	now := e.now()
@@ -154,6 +164,7 @@ func (e *Engine) Submit(ctx context.Context, r SubmitRequest) (*SubmitResult, er
 		Inputs: compactJSON(storedInputs), TimeoutMs: timeout, TTLMs: ttl, IdempotencyKey: r.IdempotencyKey,
 		OutputSchema: outputSchema, ClientSampling: r.ClientSampling,
 	}
+	run.Profile = r.Profile
 	if r.SessionID != "" {
 		s, err := e.liveSession(ctx, r.SessionID)
 		if err != nil {

@@ -71,6 +71,9 @@ type Env interface {
 	RunID() string
 	// SessionID names the browser session the run uses.
 	SessionID() string
+	// BrowserProfile names the persistent browser profile the run uses
+	// ("" = none): its browser, not an incognito context, loads the pages.
+	BrowserProfile() string
 	// Inputs are the validated inputs.
 	Inputs() json.RawMessage
 	// OutputSchema is the run's options.outputSchema, compacted, when the

@@ -161,8 +161,9 @@ func TestHTTPClientSessionEndToEnd(t *testing.T) {
 	}
 	tc := &testClient{cs: cs, tools: map[string]*sdk.Tool{}}
 	list, err := cs.ListTools(ctx, nil)
-	// The seven v1 tools, the two v1.1 event tools and the four session tools.
-	if err != nil || len(list.Tools) != 14 {
+	// The seven v1 tools, the two v1.1 event tools, the four session tools,
+	// answer_task_run and the two profile tools.
+	if err != nil || len(list.Tools) != 16 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(list.Tools))
 	}
 	for _, tool := range list.Tools {

@@ -193,7 +193,7 @@ func TestModernDiscover(t *testing.T) {
 	for _, tool := range tools {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if len(names) != 14 || !slices.IsSorted(names) || list.result["resultType"] != "complete" {
+	if len(names) != 16 || !slices.IsSorted(names) || list.result["resultType"] != "complete" {
 		t.Fatalf("tools/list: %d %v", list.status, names)
 	}
 	// Per-request _meta is required: -32602 with HTTP 400.
@@ -423,7 +423,7 @@ func TestNoFixturesWithoutAPlugin(t *testing.T) {
 	c := &modernClient{t: t, url: ts.URL + "/mcp"}
 	list := c.call("tools/list", nil, modernOpts{})
 	tools, _ := list.result["tools"].([]any)
-	if len(tools) != 14 {
+	if len(tools) != 16 {
 		t.Fatalf("tools without fixtures: %d (%s)", len(tools), list.raw)
 	}
 	for _, name := range []string{"greet", "slow_compute", "test_simple_text"} {

@@ -72,8 +72,8 @@ func TestPluginToolsRunAsTasks(t *testing.T) {
 		return c.call("tasks/get", map[string]any{"taskId": id}, modernOpts{}).result
 	}
 
-	if tools, _ := c.call("tools/list", nil, modernOpts{}).result["tools"].([]any); len(tools) != 15 {
-		t.Fatalf("tools/list: %d tools, want the 14 of the server and plugin_echo", len(tools))
+	if tools, _ := c.call("tools/list", nil, modernOpts{}).result["tools"].([]any); len(tools) != 17 {
+		t.Fatalf("tools/list: %d tools, want the 16 of the server and plugin_echo", len(tools))
 	}
 	if r := c.call("prompts/list", nil, modernOpts{}); r.code() != -32601 {
 		t.Errorf("prompts/list with a plugin that declares no prompts: %s", r.raw)

@@ -17,8 +17,8 @@ import (
 // templates' own schemas in package templates.
 func TestToolSchemasArePortable(t *testing.T) {
 	tc := connectClient(t, NewServer(newEngine(t, engine.Config{}), ServerOptions{Version: "test"}))
-	if len(tc.tools) != 14 {
-		t.Fatalf("%d tools listed, want 14", len(tc.tools))
+	if len(tc.tools) != 16 {
+		t.Fatalf("%d tools listed, want 16", len(tc.tools))
 	}
 	for name, tool := range tc.tools {
 		for kind, schema := range map[string]any{"inputSchema": tool.InputSchema, "outputSchema": tool.OutputSchema} {

@@ -182,7 +182,8 @@ func (s *Server) tools() []toolDef {
 		s.getTaskRunEventsTool(), s.subscribeTaskRunEventsTool(), // v1.1 event log (tool_events.go)
 		s.createBrowserSessionTool(), s.listBrowserSessionsTool(), // browser sessions (tool_sessions.go)
 		s.closeBrowserSessionTool(), s.exportSessionStateTool(),
-		s.answerTaskRunTool(), // runs that wait for a person (tool_answer_run.go)
+		s.answerTaskRunTool(),                       // runs that wait for a person (tool_answer_run.go)
+		s.listProfilesTool(), s.signInProfileTool(), // persistent browser profiles (tool_profiles.go)
 	}
 }
 

@@ -65,6 +65,7 @@ func (s *Server) callAsTask(ctx context.Context, req *sdk.CallToolRequest, task 
 	sub, err := s.eng.Submit(ctx, engine.SubmitRequest{
 		TemplateID:     a.TemplateID,
 		SessionID:      a.SessionID,
+		Profile:        a.Profile,
 		Inputs:         a.Inputs,
 		Mode:           engine.ModeAsync,
 		TimeoutMs:      a.Options.TimeoutMs,

@@ -14,6 +14,7 @@ import (
 type runTemplateArgs struct {
 	TemplateID string          `json:"templateId"`
 	SessionID  string          `json:"sessionId"`
+	Profile    string          `json:"profile"`
 	Inputs     json.RawMessage `json:"inputs"`
 	Options    struct {
 		Mode           engine.Mode     `json:"mode"`
@@ -32,7 +33,7 @@ func (s *Server) runTaskTemplateTool() toolDef {
 		description: "Starts a run of a browser task template (see list_task_templates for ids and input schemas) " +
 			"and returns either the finished run or a handle to poll. " +
 			"templateId may pin a version as \"id@N\". inputs are checked against the template's inputSchema; " +
-			"unknown input fields are rejected. Without sessionId the run gets its own fresh browser session. " +
+			"unknown input fields are rejected. Without sessionId the run gets its own fresh browser session; with profile it runs in that persistent profile's browser (list_profiles). " +
 			"options.mode: \"sync\" waits for the end and returns the full run (result or error); " +
 			"\"async\" returns at once {runId, sessionId, status, mode, deduplicated} - then poll get_task_run; " +
 			"\"auto\" (default) waits up to autoSyncBudgetMs (see get_runtime_profile, default " +
@@ -51,7 +52,9 @@ func (s *Server) runTaskTemplateTool() toolDef {
 			"templateId": map[string]any{"type": "string", "minLength": 1,
 				"description": `Template id, optionally with a version: "batch_extract_pages" or "batch_extract_pages@1".`},
 			"sessionId": str("Optional: run inside this existing live browser session."),
-			"inputs":    map[string]any{"type": "object", "description": "Template inputs, validated against the template's inputSchema."},
+			"profile": map[string]any{"type": "string", "minLength": 1, "maxLength": 63,
+				"description": "Optional: run in this persistent browser profile (list_profiles), signed in where a person signed it in; not with sessionId."},
+			"inputs": map[string]any{"type": "object", "description": "Template inputs, validated against the template's inputSchema."},
 			"options": object(map[string]any{
 				"mode": map[string]any{"type": "string", "enum": []string{"sync", "async", "auto"}, "default": "auto",
 					"description": "sync: wait for the end; async: return at once; auto: wait up to autoSyncBudgetMs."},
@@ -113,6 +116,7 @@ func (s *Server) submitAndReply(ctx context.Context, req *sdk.CallToolRequest, r
 	sub, err := s.eng.Submit(ctx, engine.SubmitRequest{
 		TemplateID:     a.TemplateID,
 		SessionID:      a.SessionID,
+		Profile:        a.Profile,
 		Inputs:         a.Inputs,
 		Mode:           a.Options.Mode,
 		TimeoutMs:      a.Options.TimeoutMs,

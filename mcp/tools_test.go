@@ -50,7 +50,7 @@ func TestToolsListHasSevenDescribedTools(t *testing.T) {
 	sort.Strings(names)
 	want := []string{"answer_task_run", "cancel_task_run", "close_browser_session", "create_browser_session", "export_session_state",
 		"get_artifact", "get_runtime_profile", "get_task_run", "get_task_run_events", "list_browser_sessions",
-		"list_task_runs", "list_task_templates", "run_task_template", "subscribe_task_run_events"}
+		"list_profiles", "list_task_runs", "list_task_templates", "run_task_template", "sign_in_profile", "subscribe_task_run_events"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}

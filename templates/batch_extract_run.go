@@ -52,7 +52,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 			}
 			return pageDone{out: out, failure: out.Error}, nil
 		}}
-	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
+	if in.Render == renderHTTP && !inBrowserState(t.b, env) {
 		h, err := newHTTPExtractor(r.pol, r.opts, time.Duration(in.PerPageTimeoutMs)*time.Millisecond, r.wire)
 		if err != nil {
 			return nil, err
@@ -66,7 +66,7 @@ func (t *BatchExtractPages) Run(ctx context.Context, env engine.Env) (*engine.Ou
 		}
 	}
 	if in.Render == renderAuto {
-		release, err := r.useAuto(ctx, pool, t.b != nil && t.b.Named(env.SessionID()))
+		release, err := r.useAuto(ctx, pool, inBrowserState(t.b, env))
 		if err != nil {
 			return nil, err
 		}

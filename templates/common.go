@@ -137,7 +137,15 @@ func openSession(ctx context.Context, b *browser.Manager, env engine.Env, templa
 	if b == nil {
 		return nil, engine.Errorf(engine.ExecutionError, "%s has no browser", template)
 	}
-	s, err := b.Session(ctx, env.SessionID())
+	var (
+		s   *browser.Session
+		err error
+	)
+	if name := env.BrowserProfile(); name != "" {
+		s, err = b.ProfileSession(ctx, env.SessionID(), name)
+	} else {
+		s, err = b.Session(ctx, env.SessionID())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -346,4 +354,11 @@ func extractFailure(ctx, xctx context.Context, err error, url string, timeoutMs 
 	}
 	return engine.Wrap(engine.StepExecutionFailed, err, "reading %s failed: %v (the page may have navigated away while it was read)", url, err).
 		WithDetails(map[string]any{"url": url, "stage": "extract"})
+}
+
+// inBrowserState reports whether the run's pages must be loaded in the
+// browser because its cookies and storage live there: a named session
+// (sessionId) or a persistent profile.
+func inBrowserState(b *browser.Manager, env engine.Env) bool {
+	return env.BrowserProfile() != "" || (b != nil && b.Named(env.SessionID()))
 }

@@ -67,10 +67,17 @@ const discoveryResultSchema = `"robots": {"type": "object", "required": ["respec
     "skippedTotal": {"type": "integer", "description": "How many URLs robots.txt kept the run from."},
     "sitemaps": {"type": "object", "description": "With inputs.sitemap other than \"skip\": the mode, the sitemap files read, the URLs they listed, and warnings naming each file that failed or passed a bound."}`
 
-// robotsAgent is the product token robots.txt groups are matched against:
-// that of the User-Agent the HTTP path sends. The browser path sends
-// Chromium's own; the run is the same crawler, so the same token.
-var robotsAgent = robots.AgentToken(fetch.DefaultUserAgent)
+// robotsAgentFor is the product token robots.txt groups are matched
+// against: that of the User-Agent the run's HTTP requests send (its
+// inputs.userAgent, the server's --user-agent, else browsertask's own).
+// The browser path sends Chromium's own User-Agent unless one is set; the
+// run is the same crawler, so the same token.
+func robotsAgentFor(ua string) string {
+	if ua == "" {
+		ua = fetch.DefaultUserAgent
+	}
+	return robots.AgentToken(ua)
+}
 
 // crawlSkip is a URL the crawl found and did not visit, with why.
 type crawlSkip struct {
@@ -86,6 +93,8 @@ type robotsGate struct {
 	// on is false when the inputs said respectRobots: false: every URL
 	// is allowed and no robots.txt is fetched (except for its sitemaps).
 	on bool
+	// agent is the run's robots.txt product token (robotsAgentFor).
+	agent string
 
 	mu       sync.Mutex
 	byOrigin map[string]*robotsEntry
@@ -120,17 +129,17 @@ func (g *robotsGate) fetchRules(origin string) *robots.Rules {
 	status, body, _, err := g.f.FetchRaw(g.ctx, origin+"/robots.txt", "text/plain,*/*;q=0.5", robots.MaxBytes)
 	if err != nil && status == 0 {
 		if engine.CodeOf(err) == engine.NavigationTimeout {
-			return robots.Unreachable(robotsAgent, err)
+			return robots.Unreachable(g.agent, err)
 		}
-		r := robots.Parse(404, nil, robotsAgent)
+		r := robots.Parse(404, nil, g.agent)
 		r.Status, r.Note = 0, "robots.txt could not be fetched ("+shortErr(err)+"): no rules"
 		return r
 	}
 	if err != nil && status < 400 {
 		// The body broke off: what arrived is not the whole file.
-		return robots.Unreachable(robotsAgent, err)
+		return robots.Unreachable(g.agent, err)
 	}
-	return robots.Parse(status, body, robotsAgent)
+	return robots.Parse(status, body, g.agent)
 }
 
 // allowed reports whether the run may visit rawURL, and if not why.
@@ -145,7 +154,7 @@ func (g *robotsGate) allowed(rawURL string) (bool, string) {
 	if r.Note != "" {
 		return false, r.Note
 	}
-	return false, "robots.txt disallows it for user-agent " + robotsAgent
+	return false, "robots.txt disallows it for user-agent " + g.agent
 }
 
 // delay is the Crawl-delay of host's robots.txt (0 without one or with

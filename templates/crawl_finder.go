@@ -33,15 +33,18 @@ const maxSkippedListed = 1000
 // newCrawlFinder makes the run's fetcher for robots.txt and sitemaps
 // (the run's URL policy, checked dialer, its own cookie jar); limits
 // bound the sitemaps (zero fields: sitemap.DefaultLimits; MaxURLs is
-// the crawl's places). hosts is the run's per-host gate when its page work
+// the crawl's places); id is the run's identity (User-Agent, headers,
+// proxy). hosts is the run's per-host gate when its page work
 // already goes through it (politeWork); nil makes one that only spaces
 // requests by Crawl-delay. Errors: EXECUTION_ERROR.
-func newCrawlFinder(ctx context.Context, d *crawlDiscovery, pol engine.URLPolicy, limits sitemap.Limits, hosts *hostgate.Gate) (*crawlFinder, error) {
-	f, err := fetch.New(fetch.Options{Policy: pol})
+func newCrawlFinder(ctx context.Context, d *crawlDiscovery, pol engine.URLPolicy, limits sitemap.Limits, hosts *hostgate.Gate, id wire) (*crawlFinder, error) {
+	// robots.txt and sitemaps are requests of the run like its pages: its
+	// User-Agent, headers and proxy.
+	f, err := fetch.New(fetch.Options{Policy: pol, UserAgent: id.userAgent, Header: id.header, Proxy: id.proxy})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
-	c := &crawlFinder{d: d, limits: limits, f: f, gate: &robotsGate{ctx: ctx, f: f, on: *d.RespectRobots, byOrigin: map[string]*robotsEntry{}}}
+	c := &crawlFinder{d: d, limits: limits, f: f, gate: &robotsGate{ctx: ctx, f: f, on: *d.RespectRobots, agent: robotsAgentFor(id.userAgent), byOrigin: map[string]*robotsEntry{}}}
 	c.pagesGated = hosts != nil
 	if hosts == nil {
 		hosts = hostgate.New(hostgate.Options{PerHost: hostgate.MaxPerHost})
@@ -143,7 +146,7 @@ type sitemapsReport struct {
 // report builds the result's discovery part from the frontier.
 func (c *crawlFinder) report(front *crawlFrontier) discoveryResult {
 	skipped, sm := front.skips()
-	out := discoveryResult{Robots: robotsReport{Respected: *c.d.RespectRobots, UserAgent: robotsAgent, Sites: []robotsSite{}},
+	out := discoveryResult{Robots: robotsReport{Respected: *c.d.RespectRobots, UserAgent: c.gate.agent, Sites: []robotsSite{}},
 		SkippedTotal: len(skipped), Skipped: skipped}
 	if len(out.Skipped) > maxSkippedListed {
 		out.Skipped = out.Skipped[:maxSkippedListed]

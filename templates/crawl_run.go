@@ -69,7 +69,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		}
 		return pageDone{out: out, failure: out.Error}, nil
 	}
-	if in.Render == renderHTTP && (t.b == nil || !t.b.Named(env.SessionID())) {
+	if in.Render == renderHTTP && !inBrowserState(t.b, env) {
 		h, err := newHTTPExtractor(pol, opts, timeoutDur(in.PerPageTimeoutMs), br.wire)
 		if err != nil {
 			return nil, err
@@ -83,7 +83,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		}
 	}
 	if in.Render == renderAuto {
-		release, err := br.useAuto(ctx, r.pool, t.b != nil && t.b.Named(env.SessionID()))
+		release, err := br.useAuto(ctx, r.pool, inBrowserState(t.b, env))
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func (t *CrawlSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 	r.pool.work = politeWork(&in.politeness, gate, r.pool.work)
 	// robots.txt, Crawl-delay and sitemaps (crawl_finder.go), around
 	// whatever reads the pages.
-	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, t.sitemapLimits, gate); err != nil {
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, t.sitemapLimits, gate, id); err != nil {
 		return nil, err
 	}
 	defer r.find.close()

@@ -49,6 +49,7 @@ func newEnv(t *testing.T, inputs string) *fakeEnv {
 
 func (e *fakeEnv) RunID() string                         { return "run_test" }
 func (e *fakeEnv) SessionID() string                     { return e.sessionID }
+func (e *fakeEnv) BrowserProfile() string                { return "" }
 func (e *fakeEnv) Inputs() json.RawMessage               { return e.inputs }
 func (e *fakeEnv) OutputSchema() json.RawMessage         { return nil }
 func (e *fakeEnv) Profile() engine.Profile               { return e.profile }

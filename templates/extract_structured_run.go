@@ -211,7 +211,7 @@ func (t *ExtractStructured) Run(ctx context.Context, env engine.Env) (*engine.Ou
 // browser. The returned function releases what it opened (Run defers
 // it). Errors: EXECUTION_ERROR (the HTTP client cannot be made).
 func (t *ExtractStructured) readPagesWith(ctx context.Context, env engine.Env, r *structuredRun, pool *urlPool) (func(), error) {
-	named := t.b != nil && t.b.Named(env.SessionID())
+	named := inBrowserState(t.b, env)
 	pool.work = func(ctx context.Context, tb *browser.Tab, _ int, url string) (pageDone, error) {
 		out, fatal := r.page(ctx, tb, url)
 		if named && r.in.Render == renderAuto {

@@ -38,6 +38,7 @@ func TestTemplatesSummarizeTheirInputs(t *testing.T) {
 		{"extract_structured", `{"urls":["https://shop.example/p/1","https://shop.example/p/2"],"instruction":"prices"}`, "https://shop.example/p/1 and 1 more"},
 		{"extract_structured", `{"startUrl":"https://shop.example/catalog/","maxPages":20}`, "from https://shop.example/catalog/, up to 20 pages"},
 		{"extract_structured", `not json`, ""},
+		{"profile_sign_in", `{"url":"https://accounts.example/login"}`, "sign in at accounts.example"},
 	} {
 		s, ok := byID[c.tpl].(engine.InputsSummarizer)
 		if !ok {

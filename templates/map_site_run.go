@@ -40,7 +40,7 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 	}
 	pol := urlPolicy(t.b, env.Profile())
 	filter := newCrawlFilter(&in.crawlScope, start, pol)
-	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: timeoutDur(in.PerPageTimeoutMs)})
+	f, err := fetch.New(fetch.Options{Policy: pol, Timeout: timeoutDur(in.PerPageTimeoutMs), UserAgent: env.Profile().UserAgent})
 	if err != nil {
 		return nil, engine.Wrap(engine.ExecutionError, err, "HTTP client: %v", err)
 	}
@@ -59,7 +59,7 @@ func (t *MapSite) Run(ctx context.Context, env engine.Env) (*engine.Outcome, err
 		out := mapRead(ctx, f, url)
 		return pageDone{out: out, failure: out.Error}, nil
 	}
-	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, sitemap.Limits{}, nil); err != nil {
+	if r.find, err = newCrawlFinder(ctx, &in.crawlDiscovery, pol, sitemap.Limits{}, nil, wire{userAgent: env.Profile().UserAgent}); err != nil {
 		return nil, err
 	}
 	defer r.find.close()

@@ -112,7 +112,7 @@ func TestPoliteInputsRefused(t *testing.T) {
 }
 
 // TestPoliteCrawlSendsHeaders: crawl_site applies the same inputs: every
-// page of the crawl carries the run's User-Agent.
+// request of the crawl, robots.txt included, carries the run's User-Agent.
 func TestPoliteCrawlSendsHeaders(t *testing.T) {
 	log := &agentLog{}
 	srv := httptest.NewServer(log.wrap(http.HandlerFunc(newFlakySite(t).serve)))
@@ -123,8 +123,8 @@ func TestPoliteCrawlSendsHeaders(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	agents := log.seen()
-	if len(agents) != 4 {
-		t.Fatalf("the site saw %d requests, want 4 (home and 3 pages)", len(agents))
+	if len(agents) != 5 {
+		t.Fatalf("the site saw %d requests, want 5 (robots.txt, home and 3 pages)", len(agents))
 	}
 	for _, a := range agents {
 		if a != "CrawlBot/2" {

@@ -23,5 +23,6 @@ func All(b *browser.Manager, model modelfill.Sampler) []engine.Template {
 		NewRunSteps(b),
 		NewExtractStructured(b, model),
 		NewMapSite(b),
+		NewProfileSignIn(b),
 	}
 }

@@ -19,7 +19,7 @@ func (fixedSampler) Sample(context.Context, modelfill.SampleRequest) (modelfill.
 // list_task_templates order, and extract_structured, the one that asks a
 // model, gets the model given (nil: none).
 func TestAllWiresTheModel(t *testing.T) {
-	want := []string{"batch_extract_pages", "screenshot_pages", "save_pdf", "crawl_site", "login", "run_steps", "extract_structured", "map_site"}
+	want := []string{"batch_extract_pages", "screenshot_pages", "save_pdf", "crawl_site", "login", "run_steps", "extract_structured", "map_site", "profile_sign_in"}
 	m := &fixedSampler{name: "configured"}
 	for _, model := range []modelfill.Sampler{nil, m} {
 		tpls := All(nil, model)

@@ -25,6 +25,9 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
 	mux.HandleFunc("GET /history", d.historyPage)                                      // forgotten runs (expired), with their artifacts
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use
+	mux.HandleFunc("GET /profiles", d.profilesPage)                                    // browser profiles, "New profile"
+	mux.HandleFunc("POST /profiles", d.newProfile)                                     // create a profile: its sign-in run's live view
+	mux.HandleFunc("POST /profiles/{name}/delete", d.deleteProfile)                    // delete a profile and its directory
 	mux.HandleFunc("GET /templates", d.templatesPage)                                  // templates with schemas and examples
 	mux.HandleFunc("GET /profile", d.profilePage)                                      // runtime profile, DB, client snippets
 	mux.HandleFunc("GET /login", d.login)                                              // ?token= sets the session cookie

@@ -31,7 +31,7 @@ func (d *Dashboard) runView(r *http.Request, id string) (RunView, error) {
 	v := RunView{
 		Page: d.page("Run "+shortID(run.RunID), "runs"),
 		ID:   run.RunID, Template: run.TemplateID, Version: run.TemplateVersion, Status: string(run.Status),
-		Terminal: run.Status.Terminal(), Session: run.SessionID, OwnsSession: run.OwnsSession, Mode: string(run.Mode),
+		Terminal: run.Status.Terminal(), Session: run.SessionID, BrowserProfile: run.Profile, OwnsSession: run.OwnsSession, Mode: string(run.Mode),
 		Created: clock(&run.CreatedAt), Started: clock(run.StartedAt), Finished: clock(run.FinishedAt),
 		Queued:   span(time.Duration(run.Metrics.QueuedMs) * time.Millisecond),
 		Progress: progressView(run.Progress), Error: errorView(run.Error), Result: pretty(shownResult(run.Result)),

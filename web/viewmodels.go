@@ -74,12 +74,14 @@ type RunView struct {
 	Terminal    bool
 	Session     string
 	OwnsSession bool
-	Mode        string
-	Created     string
-	Started     string
-	Finished    string
-	Queued      string
-	Elapsed     string
+	// BrowserProfile is the persistent profile the run used ("" = none).
+	BrowserProfile string
+	Mode           string
+	Created        string
+	Started        string
+	Finished       string
+	Queued         string
+	Elapsed        string
 	// RanFor is how long a finished run ran ("" while it runs).
 	RanFor    string
 	Expires   string

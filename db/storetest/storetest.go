@@ -51,6 +51,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Sessions", testSessions},
 		{"Inputs", testQuestions},
 		{"Stream", testStream},
+		{"Profiles", testProfiles},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newHarness) })

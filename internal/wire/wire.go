@@ -10,6 +10,7 @@ package wire
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/browsertask/browsertask/browser"
@@ -82,9 +83,14 @@ func Open(ctx context.Context, o Options) (*Process, error) {
 	bo.TrustLevel, bo.AllowFileURLs = o.Engine.TrustLevel, o.Engine.AllowFileURLs
 	bm := browser.NewManager(bo)
 	tpls := append(templates.All(bm, o.Model), o.ExtraTemplates...)
+	cfg := o.Engine
+	if cfg.ProfilesDir == "" {
+		// Profiles live beside the database every process shares.
+		cfg.ProfilesDir = filepath.Join(filepath.Dir(o.DBPath), "profiles")
+	}
 	eng, err := engine.New(engine.Options{
 		Store: store, Templates: tpls, Browser: bm,
-		Config: o.Engine, Logger: log.With("component", "engine"),
+		Config: cfg, Logger: log.With("component", "engine"),
 		Version: o.Version, ProtocolVersions: mcp.ProtocolVersions(),
 	})
 	if err != nil {
@@ -92,6 +98,7 @@ func Open(ctx context.Context, o Options) (*Process, error) {
 		store.Close()
 		return nil, err
 	}
+	bm.SetProfiles(eng)
 	so := o.Server
 	so.Version, so.Logger = o.Version, log.With("component", "mcp")
 	srv := mcp.NewServer(eng, so)

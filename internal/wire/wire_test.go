@@ -35,7 +35,7 @@ func TestOpenAndHandler(t *testing.T) {
 	for _, info := range p.Engine.Templates() {
 		ids = append(ids, info.TemplateID)
 	}
-	if len(ids) != 9 || !slices.Contains(ids, "extract_structured") || !slices.Contains(ids, "map_site") || !slices.Contains(ids, "dev_echo") {
+	if len(ids) != 10 || !slices.Contains(ids, "extract_structured") || !slices.Contains(ids, "map_site") || !slices.Contains(ids, "profile_sign_in") || !slices.Contains(ids, "dev_echo") {
 		t.Fatalf("templates %v, want the eight and dev_echo", ids)
 	}
 

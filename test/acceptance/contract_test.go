@@ -77,7 +77,9 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		// The browser-session tools (README, "Browser sessions") are additive too.
 		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true,
 		// Answering runs that wait for a person (README, "When a run needs you").
-		"answer_task_run": true}
+		"answer_task_run": true,
+		// Persistent browser profiles (README, "Sign in once").
+		"list_profiles": true, "sign_in_profile": true}
 	// --dev-templates (these daemons run with it) adds the conformance
 	// suite's fixture tools; they are not product tools.
 	fixture := func(name string) bool {
