@@ -122,7 +122,7 @@ var fixtureToolNames = []string{
 }
 
 // TestPluggedInBesideTheProductTools: the plugin adds exactly the 23
-// fixture tools to the server's 14, the prompt and the resource; every
+// fixture tools to the server's 16, the prompt and the resource; every
 // schema is portable (engine.PortabilityFindings, the MCP Inspector's
 // rules); the probe fixtures add and remove a tool and a prompt.
 func TestPluggedInBesideTheProductTools(t *testing.T) {
@@ -158,8 +158,8 @@ func TestPluggedInBesideTheProductTools(t *testing.T) {
 			fixtures = append(fixtures, n)
 		}
 	}
-	if len(listed) != 14+len(fixtureToolNames) || !slices.Equal(fixtures, fixtureToolNames) {
-		t.Fatalf("tools/list: %d tools %v, want the 14 product tools and the fixtures %v", len(listed), listed, fixtureToolNames)
+	if len(listed) != 16+len(fixtureToolNames) || !slices.Equal(fixtures, fixtureToolNames) {
+		t.Fatalf("tools/list: %d tools %v, want the 16 product tools and the fixtures %v", len(listed), listed, fixtureToolNames)
 	}
 	prompts := c.call("prompts/list", nil, map[string]any{})
 	if !strings.Contains(prompts.raw, `"test_input_required_result_prompt"`) || strings.Contains(prompts.raw, "dev_probe_prompt") {
