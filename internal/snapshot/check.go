@@ -41,7 +41,9 @@ func Missing(ctx context.Context, page *rod.Page, refs *Refs, text string) (int,
 	if err != nil {
 		return 0, nil, err
 	}
-	defer func() { _, _ = p.Eval(`() => { for (const el of document.querySelectorAll('[data-bt-control]')) el.removeAttribute('data-bt-control') }`) }()
+	defer func() {
+		_, _ = p.Eval(`() => { for (const el of document.querySelectorAll('[data-bt-control]')) el.removeAttribute('data-bt-control') }`)
+	}()
 	total := res.Value.Int()
 	shown := map[string]bool{}
 	for _, l := range strings.Split(text, "\n") {
