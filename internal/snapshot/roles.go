@@ -11,6 +11,9 @@ var interactive = map[string]bool{
 	"treeitem": true, "option": true, "DisclosureTriangle": true,
 	"ColorWell": true, "Date": true, "DateTime": true, "InputTime": true,
 	"scrollbar": true,
+	// DPUB-ARIA's links (footnote references and back links: Sphinx
+	// writes them).
+	"doc-noteref": true, "doc-backlink": true, "doc-biblioref": true, "doc-glossref": true,
 }
 
 // roleNames shortens Chromium's internal role names to what a reader

@@ -30,6 +30,7 @@ func richPage() string {
 <button>Search</button><div role=button tabindex=0>Fancy</div></form>
 <details><summary>More filters</summary><p>none</p></details>
 <button style="display:none">Hidden</button><a href="/x" aria-hidden="true">Decor</a>
+<p>A note<a role="doc-noteref" href="#n1">[1]</a></p><p id=n1><a role="doc-backlink" href="#">1</a> the note</p>
 <h2>Products</h2><ul>`)
 	for i := range 40 {
 		fmt.Fprintf(&b, `<li>Product %d is a fine thing <a href="/p/%d">open %d</a></li>`, i, i, i)
@@ -84,9 +85,9 @@ func TestSnapshotShowsEveryControlOfARichPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 3 nav/footer links, q, checkbox, 2 radios, select, textarea, range,
-	// Search, Fancy, summary, 40 product links.
-	if total != 53 || len(missing) != 0 {
-		t.Fatalf("controls %d (want 53), missing %d: %q", total, len(missing), missing)
+	// Search, Fancy, summary, 2 footnote links (DPUB roles), 40 product links.
+	if total != 55 || len(missing) != 0 {
+		t.Fatalf("controls %d (want 55), missing %d: %q", total, len(missing), missing)
 	}
 	for _, want := range []string{
 		`page "Rich \"page\"" ` + srv.URL + "/\n",
