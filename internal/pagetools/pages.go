@@ -25,6 +25,9 @@ type Sessions interface {
 // Browsers is what the tools ask of the browser manager.
 type Browsers interface {
 	Named(sessionID string) bool
+	// Policy is the URL policy runs are held to (trust level, file:,
+	// the daemon's own listener).
+	Policy() engine.URLPolicy
 	Session(ctx context.Context, sessionID string) (*browser.Session, error)
 }
 

@@ -121,11 +121,26 @@ func (t *Tools) navigate(ctx context.Context, p *page, a *args) (*sdk.CallToolRe
 	if strings.TrimSpace(a.URL) == "" {
 		return nil, &engine.Error{Code: engine.InvalidParameter, Message: "url is required", Recovery: "pass the URL to load, such as https://example.com/"}
 	}
+	if err := t.checkURL(a.URL); err != nil {
+		return nil, err
+	}
 	nav, err := p.tab.Navigate(ctx, a.URL, "load")
 	if err != nil {
 		return nil, err
 	}
 	return t.snapshotAnswer(ctx, p, a, map[string]any{"status": nav.Status, "url": nav.FinalURL})
+}
+
+// checkURL holds url to the URL policy before the page loads it, as
+// run_task_template holds a run's URLs at submission: the same codes
+// (INVALID_PARAMETER, TRUST_LEVEL_NOT_ALLOWED) naming the field. The tab's
+// interception still holds every request the page then makes.
+func (t *Tools) checkURL(u string) error {
+	if e := engine.AsError(engine.CheckURL(u, t.pages.browsers.Policy())); e != nil {
+		e.Message = "url: " + e.Message
+		return e.WithDetails(map[string]any{"field": "url"})
+	}
+	return nil
 }
 
 func (t *Tools) snapshot(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error) {
