@@ -58,7 +58,7 @@ type args struct {
 
 type tool struct {
 	name, description string
-	props             map[string]any
+	props, output     map[string]any
 	readOnly          bool
 	run               func(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error)
 }
@@ -72,13 +72,21 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 		"changedOnly": map[string]any{"type": "boolean", "description": "Only the lines that changed since the last snapshot of this page (+ new, - gone)."},
 		"expand":      map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "References of summarised lists or tables to show whole."},
 	}
+	integer := func(d string) map[string]any { return map[string]any{"type": "integer", "description": d} }
+	snapOut := map[string]any{
+		"tokens": integer("Size of the snapshot text, ceil(bytes/4)."),
+		"lines":  integer("Body lines of the whole snapshot."),
+		"next":   integer("Present when the snapshot was cut: pass it as from to read on."),
+	}
 	tools := []tool{
 		{name: "browser_navigate", description: "Loads url in the session's page (one page per session, kept between calls) and answers its snapshot. " +
 			"Requests are held to the server's URL policy and trust level like every run. Errors: SESSION_NOT_FOUND, URL_NOT_ALLOWED, NAVIGATION_TIMEOUT.",
-			props: merge(map[string]any{"url": map[string]any{"type": "string", "description": "The URL to load."}}, snapProps), run: t.navigate},
+			props:  merge(map[string]any{"url": map[string]any{"type": "string", "description": "The URL to load."}}, snapProps),
+			output: merge(map[string]any{"status": integer("The document's HTTP status."), "url": map[string]any{"type": "string", "description": "The URL after redirects."}}, snapOut),
+			run:    t.navigate},
 		{name: "browser_snapshot", readOnly: true, description: "Reads the session's page as compact text made for a model: landmarks, headings, text trimmed, and every " +
 			"link, button and form control with a reference (e12) to pass to browser_act. Long lists and tables are summarised (expand names them).",
-			props: snapProps, run: t.snapshot},
+			props: snapProps, output: snapOut, run: t.snapshot},
 		{name: "browser_act", description: "Acts on an element of the session's page by its reference from the latest snapshot: click, hover, fill (replace the value), " +
 			"type (append keystrokes), select (an option's value or label), scroll, focus, press (value is the key, e.g. Enter). Answers what changed on the page. " +
 			"Errors: INVALID_PARAMETER (unknown ref or action), STEP_EXECUTION_FAILED.",
@@ -86,15 +94,22 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 				"ref":    map[string]any{"type": "string", "description": "The element's reference, such as e12."},
 				"action": map[string]any{"type": "string", "enum": snapshot.Actions},
 				"value":  map[string]any{"type": "string", "description": "Text for fill and type, the option for select, the key for press."},
-			}, run: t.act},
-		{name: "browser_screenshot", readOnly: true, description: "Captures the session's page as a PNG image (the viewport, or fullPage).",
-			props: map[string]any{"fullPage": map[string]any{"type": "boolean"}}, run: t.screenshot},
+			},
+			output: merge(map[string]any{"done": map[string]any{"type": "string", "description": "The action and reference done."}}, snapOut),
+			run:    t.act},
+		{name: "browser_screenshot", readOnly: true, description: "Captures the session's page as a PNG image content block: the viewport, or the whole " +
+			"scrollable page with fullPage. Use it when the snapshot's text does not say enough (layout, images, canvas).",
+			props:  map[string]any{"fullPage": map[string]any{"type": "boolean", "description": "The whole page instead of the viewport."}},
+			output: map[string]any{"mimeType": map[string]any{"type": "string"}, "size": integer("Bytes of the image.")},
+			run:    t.screenshot},
 	}
 	for _, tl := range tools {
 		props := merge(map[string]any{"sessionId": sess}, tl.props)
 		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"sessionId"}})
 		ann := &sdk.ToolAnnotations{ReadOnlyHint: tl.readOnly, OpenWorldHint: ptr(true)}
-		srv.AddTool(&sdk.Tool{Name: tl.name, Description: tl.description, InputSchema: json.RawMessage(schema), Annotations: ann},
+		out, _ := json.Marshal(map[string]any{"type": "object", "properties": tl.output})
+		srv.AddTool(&sdk.Tool{Name: tl.name, Description: tl.description, InputSchema: json.RawMessage(schema),
+			OutputSchema: json.RawMessage(out), Annotations: ann},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				var a args
 				if len(req.Params.Arguments) > 0 {
@@ -165,7 +180,8 @@ func (t *Tools) screenshot(ctx context.Context, p *page, a *args) (*sdk.CallTool
 	if err != nil {
 		return nil, err
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
+	b, _ := json.Marshal(map[string]any{"mimeType": "image/png", "size": len(png)})
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: png, MIMEType: "image/png"}}, StructuredContent: json.RawMessage(b)}, nil
 }
 
 // snapshotAnswer takes the page's snapshot under the call's budget and

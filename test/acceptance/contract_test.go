@@ -77,7 +77,9 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		// The browser-session tools (README, "Browser sessions") are additive too.
 		"create_browser_session": true, "list_browser_sessions": true, "close_browser_session": true, "export_session_state": true,
 		// Answering runs that wait for a person (README, "When a run needs you").
-		"answer_task_run": true}
+		"answer_task_run": true,
+		// The interactive tools on a session's page (internal/pagetools).
+		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_screenshot": true}
 	// --dev-templates (these daemons run with it) adds the conformance
 	// suite's fixture tools; they are not product tools.
 	fixture := func(name string) bool {
