@@ -88,7 +88,8 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any)
 	return text, sc, res.IsError
 }
 
-// snapUntil takes snapshots until one holds want and returns it.
+// snapUntil takes snapshots until one holds want and returns it: a
+// navigation an action started may end after the action's answer.
 func snapUntil(t *testing.T, cs *sdk.ClientSession, sid, want string) string {
 	t.Helper()
 	var snap string
@@ -155,7 +156,7 @@ func TestShopJourneyThroughTheInteractiveTools(t *testing.T) {
 	if _, sc, isErr = call(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": box, "action": "press", "value": "Enter"}); isErr {
 		t.Fatalf("press: %v", sc)
 	}
-	// The form's submission loads the results after the key press answered.
+	// Enter submits the form; the results may load after the answer.
 	snap = snapUntil(t, cs, sid, "# Results")
 	if !strings.Contains(snap, `link "Red mug"`) || strings.Contains(snap, "teapot") {
 		t.Fatalf("results:\n%s", snap)

@@ -88,7 +88,8 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 			"link, button and form control with a reference (e12) to pass to browser_act. Long lists and tables are summarised (expand names them).",
 			props: snapProps, output: snapOut, run: t.snapshot},
 		{name: "browser_act", description: "Acts on an element of the session's page by its reference from the latest snapshot: click, hover, fill (replace the value), " +
-			"type (append keystrokes), select (an option's value or label), scroll, focus, press (value is the key, e.g. Enter). Answers what changed on the page. " +
+			"type (append keystrokes), select (an option's value or label), scroll, focus, press (value is the key, e.g. Enter). Answers what changed on the page; " +
+			"a page the action loads may arrive after the answer: take browser_snapshot to see it. " +
 			"Errors: INVALID_PARAMETER (unknown ref or action), STEP_EXECUTION_FAILED.",
 			props: map[string]any{
 				"ref":    map[string]any{"type": "string", "description": "The element's reference, such as e12."},
@@ -163,13 +164,17 @@ func (t *Tools) snapshot(ctx context.Context, p *page, a *args) (*sdk.CallToolRe
 }
 
 func (t *Tools) act(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error) {
-	if err := snapshot.Act(ctx, p.tab.Page(), p.refs, a.Ref, a.Action, a.Value); err != nil {
-		return nil, err
-	}
-	if a.Action == "press" {
-		if err := p.tab.Press(ctx, a.Value); err != nil {
-			return nil, err
+	err := settle(ctx, p.tab.Page(), func() error {
+		if err := snapshot.Act(ctx, p.tab.Page(), p.refs, a.Ref, a.Action, a.Value); err != nil {
+			return err
 		}
+		if a.Action == "press" {
+			return p.tab.Press(ctx, a.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	a.ChangedOnly = true
 	return t.snapshotAnswer(ctx, p, a, map[string]any{"done": a.Action + " " + a.Ref})
