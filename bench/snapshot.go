@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,10 @@ func benchSnapshot(ctx context.Context, out io.Writer) (*snapshotResult, error) 
 	res.Elapsed = time.Since(start)
 	fmt.Fprintf(out, "  %d pages: median tokens ours %.0f, @playwright/mcp %.0f; median ratio %.3f (%.3f against their YAML alone); controls %d, without a reference %d (%s)\n",
 		len(res.Rows), res.MedianOurs, res.MedianTheirs, res.MedianRatio, res.MedianRatioYAML, res.Controls, res.Missing, res.Elapsed.Round(time.Second))
+	if len(ratios) > 0 {
+		fmt.Fprintf(out, "  ratio per page: lowest %.3f, highest %.3f; largest snapshot ours %.0f tokens, theirs %.0f\n",
+			slices.Min(ratios), slices.Max(ratios), slices.Max(ours), slices.Max(their))
+	}
 	return res, nil
 }
 

@@ -29,6 +29,12 @@ type Refs struct {
 	byKey map[nodeKey]int
 	byRef map[int]nodeKey
 	last  []string
+	// next is the number of the last reference handed out; it never goes
+	// back, so a reference read on an earlier document never names a node
+	// of a later one.
+	next int
+	// doc is the loader of the main frame's document the table is for.
+	doc string
 }
 
 // NewRefs returns an empty table for a new tab.
@@ -42,7 +48,8 @@ func (r *Refs) ref(k nodeKey) string {
 	defer r.mu.Unlock()
 	n, ok := r.byKey[k]
 	if !ok {
-		n = len(r.byKey) + 1
+		r.next++
+		n = r.next
 		r.byKey[k] = n
 		r.byRef[n] = k
 	}
@@ -78,6 +85,20 @@ func (r *Refs) Has(frame proto.PageFrameID, backend proto.DOMBackendNodeID) (str
 		return "", false
 	}
 	return "e" + strconv.Itoa(n), true
+}
+
+// document notes the main frame's document (its loader id). A new one
+// forgets the nodes of the old, whose backend ids died with it, so the
+// table does not grow with every page a tab visits; numbering goes on.
+func (r *Refs) document(loader string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if loader == r.doc {
+		return
+	}
+	r.doc = loader
+	clear(r.byKey)
+	clear(r.byRef)
 }
 
 // swapLast stores lines as the tab's last snapshot and returns the one

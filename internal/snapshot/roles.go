@@ -41,7 +41,7 @@ var blocks = map[string]bool{
 	"list": true, "table": true, "grid": true, "treegrid": true,
 	"article": true, "blockquote": true, "figure": true, "term": true,
 	"definition": true, "DescriptionListTerm": true, "DescriptionListDetail": true,
-	"Pre": true, "code": false, "separator": true, "Section": true,
+	"Pre": true, "separator": true, "Section": true,
 	"group": true, "LabelText": true, "alert": true, "status": true,
 	"caption": true, "Figcaption": true, "note": true, "math": true,
 }

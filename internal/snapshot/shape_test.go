@@ -45,7 +45,15 @@ func TestRefsAreStableAndUnknownRefsRefused(t *testing.T) {
 	if k, err := r.lookup("ref", "e2"); err != nil || k != (nodeKey{"f", 9}) {
 		t.Fatalf("lookup e2 = %v, %v", k, err)
 	}
-	for _, ref := range []string{"e4", "button"} {
+	// A new document forgets the old nodes; numbers go on.
+	r.document("loader-1")
+	if _, err := r.lookup("ref", "e1"); err == nil {
+		t.Fatal("a reference of the previous document still resolves")
+	}
+	if got := r.ref(nodeKey{"f", 7}); got != "e4" {
+		t.Fatalf("first node of the new document is %s; want e4", got)
+	}
+	for _, ref := range []string{"e1", "e5", "button"} {
 		_, err := r.lookup("ref", ref)
 		if err == nil || !strings.Contains(err.Error(), "INVALID_PARAMETER: ref: ") {
 			t.Errorf("lookup(%q) = %v; want INVALID_PARAMETER naming ref", ref, err)

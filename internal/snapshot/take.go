@@ -49,7 +49,7 @@ func Tokens(s string) int { return (len(s) + 3) / 4 }
 // the CDP call's error when the page is gone or ctx ends.
 func Take(ctx context.Context, page *rod.Page, refs *Refs, o Options) (*Snapshot, error) {
 	p := page.Context(ctx)
-	root, err := readTree(p)
+	root, err := readTree(p, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +65,16 @@ func Take(ctx context.Context, page *rod.Page, refs *Refs, o Options) (*Snapshot
 	return shape(info.Title, info.URL, body, refs, o), nil
 }
 
-// readTree reads the main frame's tree and hangs every child frame's tree
+// readTree reads the main frame's tree (telling refs which document it
+// is) and hangs every child frame's tree
 // under its iframe node. A frame whose tree cannot be read (an
 // out-of-process frame) is left unread and marked so by the renderer.
-func readTree(p *rod.Page) (*node, error) {
+func readTree(p *rod.Page, refs *Refs) (*node, error) {
 	ft, err := proto.PageGetFrameTree{}.Call(p)
 	if err != nil {
 		return nil, err
 	}
+	refs.document(string(ft.FrameTree.Frame.LoaderID))
 	main := ft.FrameTree.Frame.ID
 	ax, err := proto.AccessibilityGetFullAXTree{FrameID: main}.Call(p)
 	if err != nil {
