@@ -1,4 +1,5 @@
-// The interactive tools on a session's page (issue 32, acceptance 2's first
+// The interactive tools on a session's page (browser_navigate, browser_act,
+// browser_wait, browser_snapshot, browser_screenshot) (issue 32, acceptance 2's first
 // half) driven by the TypeScript SDK client over Streamable HTTP and stdio:
 // search a small shop, open a product, choose a quantity, add it to the
 // cart; the shop's own cart must hold it.
@@ -66,13 +67,12 @@ function refOf(snap, role, name) {
   return m[1];
 }
 
-// snapUntil takes snapshots until one holds want (a navigation an action
-// started may end after the action's answer).
-async function snapUntil(client, sessionId, want) {
-  for (;;) {
-    const { text } = await call(client, 'browser_snapshot', { sessionId });
-    if (text.includes(want)) return text;
-  }
+// waitFor answers the page's snapshot once it shows want (browser_wait: a
+// navigation an action started may end after the action's answer).
+async function waitFor(client, sessionId, want) {
+  const { res, text } = await call(client, 'browser_wait', { sessionId, text: want, timeoutMs: 60000 });
+  assert.ok(!res.isError, JSON.stringify(res.structuredContent));
+  return text;
 }
 
 async function journey(client, shop) {
@@ -84,14 +84,14 @@ async function journey(client, shop) {
   const box = refOf(nav.text, 'textbox', 'Search products');
   assert.ok(!(await call(client, 'browser_act', { sessionId, ref: box, action: 'fill', value: 'mug' })).res.isError);
   assert.ok(!(await call(client, 'browser_act', { sessionId, ref: box, action: 'press', value: 'Enter' })).res.isError);
-  let snap = await snapUntil(client, sessionId, '# Results');
+  let snap = await waitFor(client, sessionId, 'Results');
   assert.match(snap, /link "Red mug"/);
   assert.doesNotMatch(snap, /teapot/);
   assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(snap, 'link', 'Blue mug'), action: 'click' })).res.isError);
-  snap = await snapUntil(client, sessionId, '# Blue mug');
+  snap = await waitFor(client, sessionId, 'Quantity');
   assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(snap, 'combobox', 'Quantity'), action: 'select', value: '2' })).res.isError);
   assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(snap, 'button', 'Add to cart'), action: 'click' })).res.isError);
-  await snapUntil(client, sessionId, 'Blue mug × 2');
+  await waitFor(client, sessionId, 'Blue mug × 2');
   const shot = await call(client, 'browser_screenshot', { sessionId });
   assert.equal(shot.res.content[0].type, 'image');
   assert.equal(shot.res.content[0].mimeType, 'image/png');

@@ -14,8 +14,8 @@ import { binary, scratchDir, startServe } from '../lib/daemon.js';
 import { runInspector } from '../lib/inspector.js';
 
 // Tools listed without and with --dev-templates.
-const TOOLS = 18;
-const TOOLS_WITH_FIXTURES = 41;
+const TOOLS = 19;
+const TOOLS_WITH_FIXTURES = 42;
 
 // lint runs `mcp-inspector --cli --strict ... --method tools/list` and
 // resolves with its exit code, parsed stdout and stderr.

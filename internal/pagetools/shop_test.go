@@ -88,18 +88,6 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any)
 	return text, sc, res.IsError
 }
 
-// snapUntil takes snapshots until one holds want and returns it: a
-// navigation an action started may end after the action's answer.
-func snapUntil(t *testing.T, cs *sdk.ClientSession, sid, want string) string {
-	t.Helper()
-	var snap string
-	fixture.WaitUntil(t, want, func() bool {
-		snap, _, _ = call(t, cs, "browser_snapshot", map[string]any{"sessionId": sid})
-		return strings.Contains(snap, want)
-	})
-	return snap
-}
-
 // refOf finds the reference of the line with role and name in a snapshot.
 func refOf(t *testing.T, snap, role, name string) string {
 	t.Helper()
@@ -156,22 +144,29 @@ func TestShopJourneyThroughTheInteractiveTools(t *testing.T) {
 	if _, sc, isErr = call(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": box, "action": "press", "value": "Enter"}); isErr {
 		t.Fatalf("press: %v", sc)
 	}
-	// Enter submits the form; the results may load after the answer.
-	snap = snapUntil(t, cs, sid, "# Results")
+	// Enter submits the form; browser_wait answers once the results show.
+	snap, sc, isErr = call(t, cs, "browser_wait", map[string]any{"sessionId": sid, "text": "Results", "timeoutMs": 60000})
+	if isErr {
+		t.Fatalf("wait: %v", sc)
+	}
 	if !strings.Contains(snap, `link "Red mug"`) || strings.Contains(snap, "teapot") {
 		t.Fatalf("results:\n%s", snap)
 	}
 	if _, sc, isErr = call(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "link", "Blue mug"), "action": "click"}); isErr {
 		t.Fatalf("click product: %v", sc)
 	}
-	snap = snapUntil(t, cs, sid, "# Blue mug")
+	if snap, sc, isErr = call(t, cs, "browser_wait", map[string]any{"sessionId": sid, "text": "Quantity", "timeoutMs": 60000}); isErr || !strings.Contains(snap, "# Blue mug") {
+		t.Fatalf("wait for the product: %v\n%s", sc, snap)
+	}
 	if _, sc, isErr = call(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "combobox", "Quantity"), "action": "select", "value": "2"}); isErr {
 		t.Fatalf("select: %v", sc)
 	}
 	if _, sc, isErr = call(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "button", "Add to cart"), "action": "click"}); isErr {
 		t.Fatalf("add to cart: %v", sc)
 	}
-	snapUntil(t, cs, sid, "Blue mug × 2")
+	if snap, sc, isErr = call(t, cs, "browser_wait", map[string]any{"sessionId": sid, "text": "Blue mug × 2", "timeoutMs": 60000}); isErr {
+		t.Fatalf("wait for the cart: %v", sc)
+	}
 	sh.mu.Lock()
 	if len(sh.cart) != 1 || sh.cart["Blue mug"] != "2" {
 		t.Errorf("cart %v; want Blue mug × 2", sh.cart)
@@ -196,6 +191,7 @@ func TestShopJourneyThroughTheInteractiveTools(t *testing.T) {
 		{"browser_snapshot", map[string]any{"sessionId": "sess_nope"}, "SESSION_NOT_FOUND"},
 		{"browser_act", map[string]any{"sessionId": sid, "ref": "e999", "action": "click"}, "INVALID_PARAMETER"},
 		{"browser_snapshot", map[string]any{"sessionId": sid, "maxTokens": 5}, "INVALID_PARAMETER"},
+		{"browser_wait", map[string]any{"sessionId": sid, "text": "never shown", "timeoutMs": 1}, "ELEMENT_NOT_FOUND"},
 	} {
 		_, sc, isErr := call(t, cs, c.tool, c.args)
 		if !isErr || sc["errorCode"] != c.code {

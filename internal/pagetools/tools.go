@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,7 +24,7 @@ const (
 )
 
 // Tools is the plugin that adds browser_navigate, browser_snapshot,
-// browser_act and browser_screenshot.
+// browser_act, browser_wait and browser_screenshot.
 type Tools struct {
 	pages *pages
 }
@@ -50,6 +51,8 @@ type args struct {
 	Action      string   `json:"action"`
 	Value       string   `json:"value"`
 	MaxTokens   *int     `json:"maxTokens"`
+	Text        string   `json:"text"`
+	TimeoutMs   int      `json:"timeoutMs"`
 	From        int      `json:"from"`
 	ChangedOnly bool     `json:"changedOnly"`
 	Expand      []string `json:"expand"`
@@ -98,6 +101,14 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 			},
 			output: merge(map[string]any{"done": map[string]any{"type": "string", "description": "The action and reference done."}}, snapOut),
 			run:    t.act},
+		{name: "browser_wait", readOnly: true, description: "Waits until the session's page shows text (in its visible text, across the navigations " +
+			"an action started) and answers the page's snapshot. Use it after an action that loads a page. Errors: ELEMENT_NOT_FOUND " +
+			"when the text did not appear within timeoutMs (default 10000).",
+			props: merge(map[string]any{
+				"text":      map[string]any{"type": "string", "minLength": 1, "description": "The text to wait for."},
+				"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": 60000, "description": "How long to wait (default 10000)."},
+			}, snapProps),
+			output: snapOut, run: t.wait},
 		{name: "browser_screenshot", readOnly: true, description: "Captures the session's page as a PNG image content block: the viewport, or the whole " +
 			"scrollable page with fullPage. Use it when the snapshot's text does not say enough (layout, images, canvas).",
 			props:  map[string]any{"fullPage": map[string]any{"type": "boolean", "description": "The whole page instead of the viewport."}},
@@ -178,6 +189,19 @@ func (t *Tools) act(ctx context.Context, p *page, a *args) (*sdk.CallToolResult,
 	}
 	a.ChangedOnly = true
 	return t.snapshotAnswer(ctx, p, a, map[string]any{"done": a.Action + " " + a.Ref})
+}
+
+func (t *Tools) wait(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error) {
+	if a.Text == "" {
+		return nil, engine.Errorf(engine.InvalidParameter, "text is required: the text to wait for").WithDetails(map[string]any{"field": "text"})
+	}
+	if a.TimeoutMs < 0 || a.TimeoutMs > 60000 {
+		return nil, engine.Errorf(engine.InvalidParameter, "timeoutMs must be from 1 to 60000").WithDetails(map[string]any{"field": "timeoutMs"})
+	}
+	if err := p.tab.WaitText(ctx, a.Text, time.Duration(a.TimeoutMs)*time.Millisecond); err != nil {
+		return nil, err
+	}
+	return t.snapshotAnswer(ctx, p, a, map[string]any{})
 }
 
 func (t *Tools) screenshot(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error) {

@@ -79,7 +79,7 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		// Answering runs that wait for a person (README, "When a run needs you").
 		"answer_task_run": true,
 		// The interactive tools on a session's page (internal/pagetools).
-		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_screenshot": true}
+		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_wait": true, "browser_screenshot": true}
 	// --dev-templates (these daemons run with it) adds the conformance
 	// suite's fixture tools; they are not product tools.
 	fixture := func(name string) bool {
