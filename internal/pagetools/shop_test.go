@@ -164,8 +164,8 @@ func TestShopJourneyThroughTheInteractiveTools(t *testing.T) {
 	if _, sc, isErr = call(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "button", "Add to cart"), "action": "click"}); isErr {
 		t.Fatalf("add to cart: %v", sc)
 	}
-	if snap, sc, isErr = call(t, cs, "browser_wait", map[string]any{"sessionId": sid, "text": "Blue mug × 2", "timeoutMs": 60000}); isErr {
-		t.Fatalf("wait for the cart: %v", sc)
+	if snap, sc, isErr = call(t, cs, "browser_wait", map[string]any{"sessionId": sid, "text": "Blue mug × 2", "timeoutMs": 60000}); isErr || !strings.Contains(snap, "# Cart") {
+		t.Fatalf("wait for the cart: %v\n%s", sc, snap)
 	}
 	sh.mu.Lock()
 	if len(sh.cart) != 1 || sh.cart["Blue mug"] != "2" {
