@@ -81,7 +81,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres, map (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres, map, snapshot (and the diagnostic browsercost)")
 	flag.StringVar(&o.fidelityCorpora, "fidelity-corpora", "all", "fidelity: the corpora to compare, comma-separated: python3-doc, postgresql-doc-15, libjsoncpp-doc, trafilatura")
 	flag.IntVar(&o.fidelityPages, "fidelity-pages", 0, "fidelity: pages per corpus, spread evenly over it (0 = every page)")
 	flag.StringVar(&o.fidelityMatch, "fidelity-match", "", "fidelity: only the pages whose path contains one of these comma-separated strings")
@@ -132,6 +132,7 @@ type results struct {
 	crawl    *crawlResult
 	mixed    *mixedResult
 	fidelity *fidelityResult
+	snapshot *snapshotResult
 	postgres *pgResult
 }
 
@@ -251,6 +252,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[14] fidelity: batch_extract_pages render http vs browser on the real corpora, %d tabs\n", o.tabs)
 		if res.fidelity, err = benchFidelity(ctx, o, log, out); err != nil {
 			return fmt.Errorf("fidelity: %w", err)
+		}
+	}
+	if want["snapshot"] {
+		fmt.Fprintf(out, "[17] snapshot: browsertask's page snapshot vs @playwright/mcp's browser_snapshot on %d corpus pages, tokens = ceil(bytes/4)\n", snapshotPages)
+		if res.snapshot, err = benchSnapshot(ctx, out); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
 		}
 	}
 	if want["postgres"] {

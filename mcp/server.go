@@ -58,6 +58,11 @@ type ServerOptions struct {
 	// the cli plugs in the conformance suite's fixtures
 	// (internal/conformance). nil serves the product's tools only.
 	Plugin Plugin
+	// Extra are plugins of the product itself that live outside this
+	// package because they need more than the engine (the interactive
+	// page tools need the browser: internal/pagetools). They only add
+	// tools: their Capabilities and RunAnswer are not consulted.
+	Extra []Plugin
 }
 
 // Server is the browsertask MCP server: one SDK server carrying the seven
@@ -142,6 +147,9 @@ func NewServer(eng Engine, opts ServerOptions) *Server {
 	s.addResources()
 	if s.plugin != nil {
 		s.plugin.Install(s.sdk, &PluginHost{s: s})
+	}
+	for _, p := range opts.Extra {
+		p.Install(s.sdk, &PluginHost{s: s})
 	}
 	if err := s.installTasks(tools); err != nil {
 		// Only a broken built-in schema gets here (caught by the tests);

@@ -16,6 +16,7 @@ import (
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
+	"github.com/browsertask/browsertask/internal/pagetools"
 	"github.com/browsertask/browsertask/mcp"
 	"github.com/browsertask/browsertask/templates"
 )
@@ -101,6 +102,7 @@ func Open(ctx context.Context, o Options) (*Process, error) {
 	bm.SetProfiles(eng)
 	so := o.Server
 	so.Version, so.Logger = o.Version, log.With("component", "mcp")
+	so.Extra = append(so.Extra, pagetools.New(eng, bm))
 	srv := mcp.NewServer(eng, so)
 	return &Process{Log: log, DB: store, Browser: bm, Engine: eng, MCP: srv, dbPath: o.DBPath, version: o.Version}, nil
 }

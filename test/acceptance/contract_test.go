@@ -79,7 +79,9 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		// Answering runs that wait for a person (README, "When a run needs you").
 		"answer_task_run": true,
 		// Persistent browser profiles (README, "Sign in once").
-		"list_profiles": true, "sign_in_profile": true}
+		"list_profiles": true, "sign_in_profile": true,
+		// The interactive tools on a session's page (internal/pagetools).
+		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_wait": true, "browser_screenshot": true}
 	// --dev-templates (these daemons run with it) adds the conformance
 	// suite's fixture tools; they are not product tools.
 	fixture := func(name string) bool {
