@@ -15,7 +15,7 @@ const runColumns = `id, template_id, template_version, session_id, owns_session,
 	progress_done, progress_total, progress_failed, progress_message, result, error, inputs,
 	timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at, attempt, crashes, idempotency_key,
 	cancel_reason, created_at, updated_at, started_at, finished_at, expires_at, output_schema,
-	client_sampling, model_calls, prompt_tokens, completion_tokens`
+	client_sampling, model_calls, prompt_tokens, completion_tokens, profile`
 
 // terminalSQL is the SQL list of terminal statuses.
 const terminalSQL = `('succeeded', 'failed', 'partial_success', 'canceled')`
@@ -40,7 +40,7 @@ func scanRun(s rowScanner) (*engine.Run, error) {
 		&result, &errJSON, &inputs,
 		&r.TimeoutMs, &r.TTLMs, &r.OwnerID, &r.SessionOwnerID, &r.LeaseExpiresAt, &r.Attempt, &r.Crashes, &r.IdempotencyKey,
 		&r.CancelReason, &r.CreatedAt, &r.UpdatedAt, &started, &finished, &r.ExpiresAt, &outputSchema,
-		&sampling, &r.ModelUsage.Calls, &r.ModelUsage.PromptTokens, &r.ModelUsage.CompletionTokens)
+		&sampling, &r.ModelUsage.Calls, &r.ModelUsage.PromptTokens, &r.ModelUsage.CompletionTokens, &r.Profile)
 	if err != nil {
 		return nil, err
 	}

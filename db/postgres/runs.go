@@ -65,12 +65,12 @@ func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.Idempo
 		owns_session, status, mode, progress_done, progress_total, progress_failed, progress_message,
 		result, error, inputs, timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at,
 		attempt, idempotency_key, cancel_reason, created_at, updated_at, started_at, finished_at,
-		expires_at, output_schema, client_sampling)
-		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24)`,
+		expires_at, output_schema, client_sampling, profile)
+		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`,
 		r.RunID, r.TemplateID, r.TemplateVersion, r.SessionID, boolInt(r.OwnsSession), string(r.Mode),
 		r.Progress.DoneSteps, r.Progress.TotalSteps, r.Progress.FailedSteps, r.Progress.Message,
 		nullJSON(r.Result), errJSON, nullJSON(r.Inputs), r.TimeoutMs, r.TTLMs, r.SessionOwnerID,
-		r.Attempt, key, r.CancelReason, r.CreatedAt, updated, r.ExpiresAt, nullJSON(r.OutputSchema), boolInt(r.ClientSampling))
+		r.Attempt, key, r.CancelReason, r.CreatedAt, updated, r.ExpiresAt, nullJSON(r.OutputSchema), boolInt(r.ClientSampling), r.Profile)
 	if err != nil {
 		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
 	}

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
@@ -20,8 +22,9 @@ func profileStore(t *testing.T, h Harness) engine.ProfileStore {
 
 // testProfiles: profiles are created once, listed by name, leased by one
 // owner at a time (taken over when the lease lapsed or its holder is
-// dead), released with their usage, and deleted only without a live
-// lease.
+// dead, and by exactly one of several processes claiming at once),
+// released with their usage, and deleted only without a live lease; a
+// run's profile is stored with it and read back by every run read.
 func testProfiles(t *testing.T, nh func(t *testing.T) Harness) {
 	t.Run("CreateGetList", func(t *testing.T) {
 		ps := profileStore(t, nh(t))
@@ -114,4 +117,93 @@ func testProfiles(t *testing.T, nh func(t *testing.T) Harness) {
 		}
 		checkErr(t, "DeleteProfile(gone)", ps.DeleteProfile(ctx, "p", base+80, nil), engine.ErrNotFound)
 	})
+	t.Run("LeaseRace", func(t *testing.T) { testProfileLeaseRace(t, nh(t)) })
+	t.Run("RunKeepsProfile", func(t *testing.T) { testRunKeepsProfile(t, nh(t)) })
+}
+
+// testProfileLeaseRace: owners on several handles (processes) claim one
+// free profile at once; exactly one gets it and every answer names it.
+func testProfileLeaseRace(t *testing.T, h Harness) {
+	ps := profileStore(t, h)
+	if err := ps.CreateProfile(t.Context(), engine.BrowserProfile{Name: "p", CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	handles := []engine.ProfileStore{ps}
+	for range 2 {
+		p, ok := peer(t, h).(engine.ProfileStore)
+		if !ok {
+			t.Fatal("the peer handle is not an engine.ProfileStore but the store is")
+		}
+		handles = append(handles, p)
+	}
+	const n = 8
+	holders := make([]string, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			holders[i], errs[i] = handles[i%len(handles)].AcquireProfileLease(t.Context(), engine.ProfileLeaseClaim{
+				Name: "p", OwnerID: fmt.Sprintf("owner_%d", i), Now: base, Until: base + 1000})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	granted, winner := 0, ""
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("claim %d: %v", i, errs[i])
+		}
+		if holders[i] == fmt.Sprintf("owner_%d", i) {
+			granted++
+			winner = holders[i]
+		}
+	}
+	if granted != 1 {
+		t.Fatalf("%d of %d concurrent claims got the lease (holders %q); want exactly 1", granted, n, holders)
+	}
+	for i, got := range holders {
+		if got != winner {
+			t.Errorf("claim %d: holder %q, want the winner %q", i, got, winner)
+		}
+	}
+	got, err := ps.GetProfile(t.Context(), "p")
+	if err != nil || got.HolderID != winner || got.LeaseExpiresAt != base+1000 {
+		t.Fatalf("GetProfile after the race = %+v, %v; want holder %q until %d", got, err, winner, base+1000)
+	}
+}
+
+// testRunKeepsProfile: the profile a run was created with comes back from
+// CreateRun, GetRun, ListRuns and ClaimRuns; a run without one reads "".
+func testRunKeepsProfile(t *testing.T, h Harness) {
+	profileStore(t, h)
+	s := h.Store
+	withProfile := queuedRun("run_a", base)
+	withProfile.Profile = "work"
+	if got := mustCreate(t, s, withProfile); got.Profile != "work" {
+		t.Fatalf("CreateRun returned profile %q, want work", got.Profile)
+	}
+	if got := mustCreate(t, s, queuedRun("run_b", base+1)); got.Profile != "" {
+		t.Fatalf("CreateRun without a profile returned profile %q, want \"\"", got.Profile)
+	}
+	if got := mustGet(t, s, "run_a"); got.Profile != "work" {
+		t.Fatalf("GetRun(run_a).Profile = %q, want work", got.Profile)
+	}
+	runs, total, err := s.ListRuns(t.Context(), engine.RunFilter{Now: base + 2})
+	if err != nil || total != 2 || len(runs) != 2 {
+		t.Fatalf("ListRuns = %d runs (total %d), %v; want 2", len(runs), total, err)
+	}
+	got := map[string]string{runs[0].RunID: runs[0].Profile, runs[1].RunID: runs[1].Profile}
+	if want := map[string]string{"run_a": "work", "run_b": ""}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ListRuns profiles = %v, want %v", got, want)
+	}
+	if c := mustClaim(t, s, "owner_1", base+3); c.RunID != "run_a" || c.Profile != "work" {
+		t.Fatalf("ClaimRuns = %s with profile %q; want run_a with work", c.RunID, c.Profile)
+	}
+	if c := mustClaim(t, s, "owner_1", base+4); c.RunID != "run_b" || c.Profile != "" {
+		t.Fatalf("ClaimRuns = %s with profile %q; want run_b without one", c.RunID, c.Profile)
+	}
 }
