@@ -16,6 +16,7 @@ import (
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/httpguard"
 	"github.com/browsertask/browsertask/internal/netpolicy"
+	"github.com/browsertask/browsertask/internal/wire"
 	"github.com/browsertask/browsertask/mcp"
 )
 
@@ -136,7 +137,25 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see browsertask %s --help)", fs.Arg(0), cmd)
 	}
-	return c, applyEnv(fs, c, getenv, shared)
+	if err := applyEnv(fs, c, getenv, shared); err != nil {
+		return c, err
+	}
+	c.engine.ProfilesDir = profilesDir(c.dbPath, getenv)
+	return c, nil
+}
+
+// profilesDir is where browser profiles' directories live: beside the
+// SQLite database every process on the machine shares, or, with a
+// PostgreSQL URL (no directory of its own), in the data directory of the
+// default database ($XDG_DATA_HOME/browsertask/profiles). A profile's
+// Chromium directory is on the disk of the machine that runs its browser:
+// daemons on several machines share a profile only through a shared
+// filesystem.
+func profilesDir(dbPath string, getenv func(string) string) string {
+	if wire.IsPostgresURL(dbPath) {
+		return filepath.Join(filepath.Dir(defaultDBPath(getenv)), "profiles")
+	}
+	return filepath.Join(filepath.Dir(dbPath), "profiles")
 }
 
 // applyEnv sets every shared flag not given on the command line from its
