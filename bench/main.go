@@ -78,7 +78,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, content (and the diagnostic browsercost)")
 	flag.StringVar(&o.fidelityCorpora, "fidelity-corpora", "all", "fidelity: the corpora to compare, comma-separated: python3-doc, postgresql-doc-15, libjsoncpp-doc, trafilatura")
 	flag.IntVar(&o.fidelityPages, "fidelity-pages", 0, "fidelity: pages per corpus, spread evenly over it (0 = every page)")
 	flag.StringVar(&o.fidelityOut, "fidelity-out", filepath.Join(os.TempDir(), "browsertask-fidelity.tsv"), "fidelity: the file that lists every difference (corpus, page, aspect, class, detail)")
@@ -128,6 +128,7 @@ type results struct {
 	crawl    *crawlResult
 	mixed    *mixedResult
 	fidelity *fidelityResult
+	content  *contentResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -246,6 +247,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[14] fidelity: batch_extract_pages render http vs browser on the real corpora, %d tabs\n", o.tabs)
 		if res.fidelity, err = benchFidelity(ctx, o, log, out); err != nil {
 			return fmt.Errorf("fidelity: %w", err)
+		}
+	}
+	if want["content"] {
+		fmt.Fprintf(out, "[15] content: main content on go-trafilatura's comparison set, HTTP path and browser path, %d workers/tabs\n", o.tabs)
+		if res.content, err = benchContent(ctx, o, log, out); err != nil {
+			return fmt.Errorf("content: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

@@ -86,18 +86,7 @@ func cleanElement(n, c, next *html.Node, codeLangs map[string]string) *html.Node
 		return next
 	}
 	if !keptElements[name] {
-		first := c.FirstChild
-		for g := c.FirstChild; g != nil; {
-			gn := g.NextSibling
-			c.RemoveChild(g)
-			n.InsertBefore(g, c)
-			g = gn
-		}
-		n.RemoveChild(c)
-		if first != nil {
-			return first
-		}
-		return next
+		return unwrap(n, c, next)
 	}
 	switch {
 	case name == "pre" || name == "code" && (blockParents[n.Data] || strings.Contains(textOf(c), "\n") && n.Data != "p"):
@@ -110,13 +99,30 @@ func cleanElement(n, c, next *html.Node, codeLangs map[string]string) *html.Node
 		}
 	case name == "a":
 		if href, _ := attr(c, "href"); !linkable(href) {
-			c.Attr = nil
+			return unwrap(n, c, next)
 		}
 	case name == "table":
 		headerRow(c)
 	}
 	c.Attr = keepAttrs(c)
 	clean(c, codeLangs)
+	return next
+}
+
+// unwrap replaces c (a child of n) by its children and returns the node
+// to visit next: its first child, or next when it had none.
+func unwrap(n, c, next *html.Node) *html.Node {
+	first := c.FirstChild
+	for g := c.FirstChild; g != nil; {
+		gn := g.NextSibling
+		c.RemoveChild(g)
+		n.InsertBefore(g, c)
+		g = gn
+	}
+	n.RemoveChild(c)
+	if first != nil {
+		return first
+	}
 	return next
 }
 

@@ -2,6 +2,7 @@ package content
 
 import (
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 )
@@ -90,5 +91,8 @@ func plainText(root *html.Node) string {
 	return b.String()
 }
 
-func startsWithSpace(s string) bool { return s != "" && strings.TrimLeft(s, " \t\n\r\f") != s }
-func endsWithSpace(s string) bool   { return s != "" && strings.TrimRight(s, " \t\n\r\f") != s }
+// startsWithSpace and endsWithSpace use the same notion of space as
+// strings.Fields (no-break space included), so a word is never glued to
+// its neighbour across an inline element.
+func startsWithSpace(s string) bool { return strings.TrimLeftFunc(s, unicode.IsSpace) != s }
+func endsWithSpace(s string) bool   { return strings.TrimRightFunc(s, unicode.IsSpace) != s }
