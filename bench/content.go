@@ -154,7 +154,11 @@ func (sc *scorer) add(p contentPage, res content.Result, err error) {
 		}
 		return
 	}
-	text := res.Text
+	// The script matches snippets against go-trafilatura's ContentText,
+	// whose whitespace is collapsed to single spaces; Result.Text keeps
+	// paragraph breaks as blank lines, so it is collapsed the same way
+	// first (a snippet such as "on that page. " spans a paragraph end).
+	text := strings.Join(strings.Fields(res.Text), " ")
 	for _, w := range p.With {
 		if text != "" && strings.Contains(text, w) {
 			s.TP++
