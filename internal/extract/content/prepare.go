@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/browsertask/browsertask/internal/extract/page"
 	"github.com/browsertask/browsertask/internal/extract/weburl"
@@ -45,7 +46,15 @@ type prepared struct {
 
 // prepare parses body and readies it for the extractor. The only error is
 // the parser's refusal (a *page.DepthError past page.MaxDepth levels).
+//
+// The page is put in Unicode normalization form C first: pages saved from
+// some systems spell "ü" as "u" plus a combining mark, which looks the
+// same but matches nothing a person or a model types (go-trafilatura's own
+// parser, go-shiori/dom, normalizes the same way).
 func prepare(body []byte, pageURL string) (*prepared, error) {
+	if !norm.NFC.IsNormal(body) {
+		body = norm.NFC.Bytes(body)
+	}
 	doc, err := html.ParseWithOptions(bytes.NewReader(body), html.ParseOptionEnableScripting(true))
 	if err != nil {
 		return nil, page.ParseError(err)
