@@ -81,7 +81,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres, map, snapshot (and the diagnostic browsercost)")
+	flag.StringVar(&o.only, "only", "foot,rtt,artifact,sched,extract,live,render,mixed,blocking,crawl,memory", "scenarios to run, comma-separated: foot, rtt, artifact, sched, extract, live, render, mixed, blocking, crawl, memory, memory-hostile, autocost, fidelity, postgres, map, snapshot, content (and the diagnostic browsercost)")
 	flag.StringVar(&o.fidelityCorpora, "fidelity-corpora", "all", "fidelity: the corpora to compare, comma-separated: python3-doc, postgresql-doc-15, libjsoncpp-doc, trafilatura")
 	flag.IntVar(&o.fidelityPages, "fidelity-pages", 0, "fidelity: pages per corpus, spread evenly over it (0 = every page)")
 	flag.StringVar(&o.fidelityMatch, "fidelity-match", "", "fidelity: only the pages whose path contains one of these comma-separated strings")
@@ -134,6 +134,7 @@ type results struct {
 	fidelity *fidelityResult
 	snapshot *snapshotResult
 	postgres *pgResult
+	content  *contentResult
 }
 
 // run executes the selected scenarios and prints the summary.
@@ -270,6 +271,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		fmt.Fprintf(out, "[16] map_site: the generated site and python3-doc, %d fetches at once, beside crawl_site render http\n", o.tabs)
 		if err := benchMap(ctx, o, log, out); err != nil {
 			return fmt.Errorf("map: %w", err)
+		}
+	}
+	if want["content"] {
+		fmt.Fprintf(out, "[18] content: main content on go-trafilatura's comparison set, HTTP path and browser path, %d workers/tabs\n", o.tabs)
+		if res.content, err = benchContent(ctx, o, log, out); err != nil {
+			return fmt.Errorf("content: %w", err)
 		}
 	}
 	res.elapsed = time.Since(res.started)

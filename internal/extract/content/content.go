@@ -10,14 +10,10 @@
 package content
 
 import (
-	"bytes"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	trafilatura "github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 )
@@ -54,55 +50,65 @@ type Options struct {
 }
 
 // Extract finds the main content of the HTML page body (UTF-8). An error
-// means the page could not be parsed (markup nested too deep) or holds no
-// content the extractor recognises.
+// means the page could not be parsed (a *page.DepthError for markup nested
+// deeper than page.MaxDepth), is larger than MaxInputBytes (a
+// *TooLargeError), or holds no content the extractor recognises. It never
+// panics: a panic inside the libraries becomes an error.
+//
+// What it keeps: the text blocks go-trafilatura scores as the page's main
+// content (with readability and DOM distiller as fallbacks when its own
+// pass finds little), with headings, lists, tables, code blocks (their
+// language put back from the page's language-X class), quotes, links and
+// images made absolute. What it drops: navigation, headers, footers,
+// sidebars, comments sections, cookie and share banners, forms, scripts,
+// styles, embeds, data: images and javascript: links (their text stays).
 func Extract(body []byte, o Options) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("content extraction failed: %v", p)
+			res, err = Result{}, fmt.Errorf("content extraction failed: %v", p)
 		}
 	}()
-	var pageURL *url.URL
-	if o.PageURL != "" {
-		if u, perr := url.Parse(o.PageURL); perr == nil {
-			pageURL = u
-		}
+	if len(body) > MaxInputBytes {
+		return Result{}, &TooLargeError{Size: len(body)}
 	}
-	tr, err := trafilatura.Extract(bytes.NewReader(body), trafilatura.Options{
-		OriginalURL:    pageURL,
-		EnableFallback: true,
-		IncludeImages:  true,
-		IncludeLinks:   true,
-	})
+	prep, err := prepare(body, o.PageURL)
+	if err != nil {
+		return Result{}, err
+	}
+	tr, err := extractMain(prep.doc, o.PageURL)
 	if err != nil {
 		return Result{}, fmt.Errorf("content extraction: %w", err)
 	}
-	if tr.ContentNode != nil {
-		var b strings.Builder
-		if err := html.Render(&b, tr.ContentNode); err == nil {
-			res.HTML = b.String()
+	clean := restore(tr.ContentNode, prep.codeLangs)
+	var b strings.Builder
+	for c := clean.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			return Result{}, fmt.Errorf("content extraction: %w", err)
 		}
 	}
-	res.Text = tr.ContentText
-	md, err := htmltomarkdown.ConvertString(res.HTML, converterOptions(o.PageURL)...)
-	if err != nil {
-		return Result{}, fmt.Errorf("markdown conversion: %w", err)
+	res.HTML = b.String()
+	res.Text = plainText(clean)
+	if res.Markdown, err = toMarkdown(clean, o.PageURL); err != nil {
+		return Result{}, err
 	}
-	res.Markdown = strings.TrimSpace(md)
-	m := tr.Metadata
-	res.Metadata = Metadata{
-		Title: m.Title, Description: m.Description, Language: m.Language,
-		Canonical: m.URL, Author: m.Author, SiteName: m.Sitename, Image: m.Image,
-	}
-	if !m.Date.IsZero() {
-		res.Metadata.Published = m.Date.Format(time.DateOnly)
-	}
+	res.Metadata = metadataOf(tr.Metadata, prep)
 	return res, nil
 }
 
-func converterOptions(pageURL string) []converter.ConvertOptionFunc {
-	if pageURL == "" {
-		return nil
+// metadataOf fills Metadata from go-trafilatura's reading of the page
+// (title, description, author, date, site name, image from meta tags,
+// JSON-LD and Open Graph; language from the text) and the prepare pass
+// (the page's own canonical link and og:* properties). Canonical is the
+// page's <link rel=canonical> only: go-trafilatura's URL falls back to
+// og:url or the page's address, which says nothing about canonicity.
+func metadataOf(m trafilatura.Metadata, p *prepared) Metadata {
+	md := Metadata{
+		Title: m.Title, Description: m.Description, Language: m.Language,
+		Canonical: p.canonical, Author: m.Author, SiteName: m.Sitename, Image: m.Image,
+		OpenGraph: p.openGraph,
 	}
-	return []converter.ConvertOptionFunc{converter.WithDomain(pageURL)}
+	if !m.Date.IsZero() {
+		md.Published = m.Date.Format(time.DateOnly)
+	}
+	return md
 }

@@ -1,0 +1,113 @@
+//go:build corpora
+
+package content
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/extract/fetch"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// TestCorpusMarkdownSizeAndNoScripts is acceptance 3 over the 945 pages of
+// go-trafilatura's comparison set, each fetched on loopback through the
+// HTTP path (fetch decodes it to UTF-8) and extracted: the median of
+// Markdown bytes / raw HTML bytes is at most 1/10, and no page's Markdown
+// holds a line of one of its <script> or <style> bodies (the page's own
+// code text is searched for, not only the tags). JSON-LD and other data
+// scripts are not code: go-trafilatura may take an article's text from
+// JSON-LD's articleBody, and that text is content.
+func TestCorpusMarkdownSizeAndNoScripts(t *testing.T) {
+	dir := fixture.CorpusDir(t, fixture.CorpusTrafilatura)
+	pages, err := fixture.CorpusPages(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := fixture.ServeCorpus(t, dir)
+	f, err := fetch.New(fetch.Options{Policy: engine.URLPolicy{TrustLevel: "local"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ratios []float64
+	failed := 0
+	for _, p := range pages {
+		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := f.Fetch(context.Background(), base+"/"+(&url.URL{Path: p}).EscapedPath())
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		res, err := Extract([]byte(pg.Body), Options{PageURL: pg.URL})
+		if err != nil {
+			failed++
+			ratios = append(ratios, 0) // no Markdown at all
+			continue
+		}
+		ratios = append(ratios, float64(len(res.Markdown))/float64(len(raw)))
+		for _, line := range codeLines(t, pg.Body) {
+			if strings.Contains(res.Markdown, line) {
+				t.Errorf("%s: the Markdown holds a script or style line: %q", p, line)
+			}
+		}
+		low := strings.ToLower(res.Markdown)
+		if strings.Contains(low, "<script") || strings.Contains(low, "<style") {
+			t.Errorf("%s: the Markdown holds a script or style tag", p)
+		}
+	}
+	sort.Float64s(ratios)
+	med := ratios[len(ratios)/2]
+	p90 := ratios[len(ratios)*9/10]
+	t.Logf("%d pages (%d without main content): Markdown/raw HTML bytes median %.3f, p90 %.3f", len(pages), failed, med, p90)
+	if len(pages) != 945 {
+		t.Errorf("%d pages, want the comparison set's 945", len(pages))
+	}
+	if med > 0.1 {
+		t.Errorf("median Markdown/raw HTML = %.3f, want ≤ 0.1", med)
+	}
+}
+
+// codeLines are the lines of at least 40 characters (trimmed) of the
+// page's <style> bodies and of its scripts that run (no type, or a
+// JavaScript type).
+func codeLines(t *testing.T, body string) []string {
+	doc, err := html.Parse(bytes.NewReader([]byte(body)))
+	if err != nil {
+		return nil // a page the parser refuses gives no Markdown either
+	}
+	var out []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.FirstChild != nil && (n.Data == "style" || n.Data == "script" && runs(n)) {
+			for _, l := range strings.Split(textOf(n.FirstChild), "\n") {
+				if l = strings.TrimSpace(l); len(l) >= 40 {
+					out = append(out, l)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return out
+}
+
+// runs reports whether a <script> holds JavaScript.
+func runs(n *html.Node) bool {
+	typ, _ := attr(n, "type")
+	typ = strings.ToLower(strings.TrimSpace(typ))
+	return typ == "" || strings.Contains(typ, "javascript") || typ == "module"
+}

@@ -1,0 +1,74 @@
+package content
+
+import (
+	"net/url"
+
+	trafilatura "github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+)
+
+// extractMain runs go-trafilatura on the prepared tree (which it copies
+// before changing).
+//
+// Options, measured on its own comparison set (go run ./bench -only
+// content): fallbacks on (readability and DOM distiller compete when
+// trafilatura's own pass finds little; the library's best published
+// figure), comments excluded (they are not the page's content, and the
+// benchmark scores without them), the balanced focus, links and images
+// kept for the Markdown.
+//
+// When its pass and the fallbacks find under 250 characters, go-trafilatura
+// rescues the page with a "baseline" that flattens it: the whole <article>
+// or <body> text as one paragraph, the structure gone ("HelloSome long
+// paragraph…"). A short page deserves its headings and paragraphs too, so
+// a flat answer is asked again with the precision focus, which skips that
+// rescue; the second answer is kept when it found any text (plain paragraphs are
+// flat too, so only the first answer is tested for the shape).
+func extractMain(doc *html.Node, pageURL string) (*trafilatura.ExtractResult, error) {
+	var u *url.URL
+	if pageURL != "" {
+		if pu, err := url.Parse(pageURL); err == nil && pu.IsAbs() {
+			u = pu
+		}
+	}
+	opts := trafilatura.Options{
+		OriginalURL:     u,
+		EnableFallback:  true,
+		ExcludeComments: true,
+		IncludeImages:   true,
+		IncludeLinks:    true,
+	}
+	res, err := trafilatura.ExtractDocument(doc, opts)
+	if err != nil || !flat(res.ContentNode) {
+		return res, err
+	}
+	opts.Focus = trafilatura.FavorPrecision
+	again, err := trafilatura.ExtractDocument(doc, opts)
+	if err != nil || again.ContentText == "" {
+		return res, nil
+	}
+	again.Metadata = res.Metadata
+	return again, nil
+}
+
+// flat reports whether root holds only <p> elements with text and no
+// markup: the shape of go-trafilatura's baseline rescue.
+func flat(root *html.Node) bool {
+	if root == nil {
+		return false
+	}
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data != "p" {
+			return false
+		}
+		for g := c.FirstChild; g != nil; g = g.NextSibling {
+			if g.Type == html.ElementNode {
+				return false
+			}
+		}
+	}
+	return true
+}
