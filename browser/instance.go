@@ -42,6 +42,14 @@ type instance struct {
 	proc    *process           // nil for remote endpoints
 	product string
 	lastErr error
+	// lost is cancelled when the current generation's CDP connection ends
+	// (pool_health.go); onLost is told when that happens without the
+	// Manager closing it (a remote endpoint), and ep is the endpoint's
+	// share of the pool (under Manager.pool.mu, not mu).
+	lost       context.Context
+	lostCancel context.CancelFunc
+	onLost     func(gen int)
+	ep         endpointState
 }
 
 // isRemoteSpec reports whether a --browser value names a CDP endpoint.
@@ -72,6 +80,7 @@ func (in *instance) browser(ctx context.Context) (*rod.Browser, int, error) {
 	}
 	in.lastErr = nil
 	in.gen++
+	in.watchLocked()
 	return in.b, in.gen, nil
 }
 
@@ -81,6 +90,9 @@ func (in *instance) browser(ctx context.Context) (*rod.Browser, int, error) {
 // already closed). One round trip per new session.
 func (in *instance) healthyLocked(ctx context.Context) bool {
 	if in.proc != nil && !in.proc.alive() {
+		return false
+	}
+	if in.lost != nil && in.lost.Err() != nil {
 		return false
 	}
 	c, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -96,6 +108,9 @@ func (in *instance) alive(gen int) bool {
 	defer in.mu.Unlock()
 	if in.b == nil || in.gen != gen {
 		return false
+	}
+	if in.remote && in.lost != nil && in.lost.Err() != nil {
+		return false // the remote browser's connection ended
 	}
 	return in.proc == nil || in.proc.alive()
 }
@@ -211,10 +226,13 @@ func (in *instance) shutdownLocked() {
 	if in.cancel != nil {
 		in.cancel()
 	}
+	if in.lostCancel != nil {
+		in.lostCancel()
+	}
 	if in.proc != nil {
 		in.proc.kill()
 	}
-	in.b, in.cancel, in.proc = nil, nil, nil
+	in.b, in.cancel, in.proc, in.lost, in.lostCancel = nil, nil, nil, nil, nil
 }
 
 // close shuts the instance down for good.

@@ -28,9 +28,12 @@ const DefaultMaxTabsPerSession = 20
 
 // Options configure a Manager.
 type Options struct {
-	// Browser lists browser binaries to launch or CDP endpoints (ws://…) to
-	// connect to; several values form a pool and sessions are spread across
-	// them round-robin. Empty means: look up a system Chrome/Chromium.
+	// Browser lists browser binaries to launch or CDP endpoints (ws://… or
+	// an http:// URL answering /json/version) to connect to, each optionally
+	// followed by a "capacity=N" item capping its open tabs (see
+	// ParseBrowserList). Several values form a pool: sessions go to the
+	// endpoint with the most free capacity, and spread sessions (Spread)
+	// put each tab there. Empty means: look up a system Chrome/Chromium.
 	Browser []string
 	// Headed shows the browser window instead of running headless.
 	Headed bool
@@ -77,7 +80,9 @@ type Manager struct {
 	opts      Options
 	log       *slog.Logger
 	instances []*instance
-	policy    *requestPolicy
+	// pool tracks the endpoints' capacity and health (pool.go).
+	pool   *poolState
+	policy *requestPolicy
 	// live files the tabs of runs for their live views (live.go).
 	live *liveRegistry
 	// egress is the forward proxy of launched browsers under trust
@@ -89,7 +94,6 @@ type Manager struct {
 
 	mu       sync.Mutex
 	deny     []string
-	next     int
 	sessions map[string]*Session
 	lost     map[string]bool // sessions whose browser died
 	// ended remembers recently closed session ids (with when), so a run
@@ -123,15 +127,15 @@ func NewManager(o Options) *Manager {
 		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
 		live: newLiveRegistry()}
 	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL), own: netpolicy.NewOwnAddrs(ownAddrsTTL)}
-	specs := o.Browser
-	if len(specs) == 0 {
-		specs = []string{""}
-	}
-	for _, s := range specs {
+	pctx, pcancel := context.WithCancel(context.Background())
+	m.pool = &poolState{ctx: pctx, cancel: pcancel, changed: make(chan struct{})}
+	for _, ep := range endpoints(o.Browser, o.Logger) {
+		s := ep.Spec
 		in := &instance{
 			spec: s, remote: isRemoteSpec(s), headed: o.Headed, tempDir: o.TempDir, log: o.Logger,
-			extraArgs: o.ExtraArgs, trace: o.CDPTrace,
+			extraArgs: o.ExtraArgs, trace: o.CDPTrace, ep: endpointState{capacity: ep.Capacity},
 		}
+		in.onLost = func(gen int) { m.connLost(in, gen) }
 		if restricted(o.TrustLevel) {
 			if in.remote {
 				o.Logger.Warn("trust restricted with a remote browser: its requests are checked by the Fetch domain only "+
@@ -190,22 +194,27 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 		return nil, engine.Errorf(engine.SessionNotFound, "session %s is gone: its browser exited", sessionID).
 			WithDetails(map[string]any{"sessionId": sessionID})
 	}
-	in := m.instances[m.next%len(m.instances)]
-	m.next++
+	in := m.pickForSession()
 	m.mu.Unlock()
 
 	b, gen, err := in.browser(ctx)
 	if err != nil {
+		m.sessionClosed(in)
+		if ctx.Err() == nil {
+			m.markDown(in, err)
+		}
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
 	}
 	s, err := newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log)
 	if err != nil {
+		m.sessionClosed(in)
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if other, ok := m.sessions[sessionID]; ok || m.closed {
 		// Lost a race with a concurrent first use (or with Close).
+		m.sessionClosed(in)
 		engine.Go(ctx, m.log, "browser.Session.close", func() { _ = s.close(context.Background()) }, nil)
 		if ok {
 			return other, nil
@@ -232,6 +241,7 @@ func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
 	if s == nil {
 		return nil
 	}
+	m.sessionClosed(s.in)
 	return s.close(ctx)
 }
 
@@ -296,6 +306,7 @@ func (m *Manager) PIDs() []int {
 // groups), removes their temporary profiles and stops the egress proxy.
 // It is idempotent.
 func (m *Manager) Close() error {
+	m.pool.cancel() // ends the loops retrying down endpoints
 	m.mu.Lock()
 	m.closed = true
 	sessions := m.sessions
