@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/engine"
@@ -120,8 +120,10 @@ func (in *instance) startLocked(ctx context.Context) error {
 	wsURL := in.spec
 	var proc *process
 	if in.remote {
-		if !strings.HasPrefix(wsURL, "ws") {
-			u, err := launcher.ResolveURL(wsURL)
+		if !strings.HasPrefix(strings.ToLower(wsURL), "ws") {
+			rctx, cancel := context.WithTimeout(ctx, launchHangGuard)
+			u, err := resolveEndpoint(rctx, http.DefaultClient, wsURL)
+			cancel()
 			if err != nil {
 				return fmt.Errorf("resolve browser endpoint %s: %w", in.spec, err)
 			}
