@@ -177,7 +177,7 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 		return nil, engine.Errorf(engine.ExecutionError, "the browser manager is shut down")
 	}
 	if s, ok := m.sessions[sessionID]; ok {
-		if s.in.alive(s.gen) {
+		if s.usable() {
 			m.mu.Unlock()
 			return s, nil
 		}

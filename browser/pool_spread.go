@@ -95,6 +95,28 @@ func (sp *spreadParts) part(ctx context.Context, s *Session, in *instance) (*Ses
 	return p, nil
 }
 
+// usable reports whether the session can still get tabs: its own browser
+// is alive or, spread, one of its parts' is (a part on a dead endpoint is
+// replaced when that endpoint comes back; a spread session whose first
+// browser died goes on on the others).
+func (s *Session) usable() bool {
+	if s.in.alive(s.gen) {
+		return true
+	}
+	sp := s.spreadSet()
+	if sp == nil {
+		return false
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for in, p := range sp.parts {
+		if in.alive(p.gen) {
+			return true
+		}
+	}
+	return false
+}
+
 // closeParts closes the parts of a spread session other than s itself.
 func (s *Session) closeParts(ctx context.Context) {
 	sp := s.spreadSet()
