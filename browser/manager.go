@@ -198,6 +198,20 @@ func (m *Manager) Session(ctx context.Context, sessionID string) (*Session, erro
 	m.mu.Unlock()
 
 	b, gen, err := in.browser(ctx)
+	// A remote endpoint that cannot be reached is taken out of the pool
+	// and the session goes to another one up.
+	for tries := 1; err != nil && ctx.Err() == nil && in.remote && tries < len(m.instances); tries++ {
+		m.sessionClosed(in)
+		m.markDown(in, err)
+		if !m.anyUp() {
+			m.pool.mu.Lock()
+			in.ep.sessions++ // uncounted again below
+			m.pool.mu.Unlock()
+			break
+		}
+		in = m.pickForSession()
+		b, gen, err = in.browser(ctx)
+	}
 	if err != nil {
 		m.sessionClosed(in)
 		if ctx.Err() == nil {

@@ -95,6 +95,13 @@ func (m *Manager) upLocked() []*instance {
 	return up
 }
 
+// anyUp reports whether an endpoint of the pool is up.
+func (m *Manager) anyUp() bool {
+	m.pool.mu.Lock()
+	defer m.pool.mu.Unlock()
+	return len(m.upLocked()) > 0
+}
+
 // sessionClosed uncounts a session placed on in.
 func (m *Manager) sessionClosed(in *instance) {
 	m.pool.mu.Lock()

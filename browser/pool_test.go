@@ -81,11 +81,23 @@ func TestPoolCapacityFailoverAndReturn(t *testing.T) {
 	srv := fixture.New(t)
 	c := fixture.StartRemoteChromium(t)
 	px := newCutProxy(t, strings.TrimPrefix(c.HTTP, "http://"))
-	m := newManager(t, Options{Browser: []string{"http://" + px.addr, "capacity=1", c.WS, "capacity=2"}})
-	ctx := testCtx(t, 120*time.Second)
-	s, err := m.Session(ctx, "sess_pool")
+	// A third endpoint that nothing answers on, with the most room: the
+	// session tried there first goes to another one, and it is out.
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	_ = dead.Close()
+	m := newManager(t, Options{Browser: []string{"http://" + px.addr, "capacity=1", c.WS, "capacity=2",
+		"http://" + dead.Addr().String(), "capacity=5"}})
+	ctx := testCtx(t, 120*time.Second)
+	var s *Session
+	s, err = m.Session(ctx, "sess_pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Capacity()[2].Down {
+		t.Fatal("the endpoint nothing answers on is not down after the session went elsewhere")
 	}
 	s.Spread()
 	inUse := func(a, b int) func() bool {
