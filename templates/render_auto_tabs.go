@@ -41,6 +41,7 @@ func (l *lazyTabs) take(ctx context.Context) (*browser.Tab, error) {
 			l.mu.Unlock()
 			return nil, err
 		}
+		s.Spread() // with several --browser endpoints, pages go to all (urlPool.run)
 		l.sess = s
 	}
 	sess := l.sess
@@ -71,6 +72,20 @@ func (l *lazyTabs) put(tb *browser.Tab, failed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.idle = append(l.idle, tb)
+}
+
+// failOver releases tb and reports true when its browser stopped answering
+// and another browser of the pool is up (Session.FailOver): the page it
+// was reading is then read again in a new tab.
+func (l *lazyTabs) failOver(tb *browser.Tab) bool {
+	l.mu.Lock()
+	sess := l.sess
+	l.mu.Unlock()
+	if sess == nil || !sess.FailOver(tb) {
+		return false
+	}
+	tb.Release(false)
+	return true
 }
 
 // close releases the idle tabs (at the end of the run).
