@@ -24,7 +24,11 @@ type uaSite struct {
 	byUA map[string]int
 }
 
-func newUASite(t *testing.T) *uaSite {
+func newUASite(t *testing.T) *uaSite { return newUASiteOf(t, "") }
+
+// newUASiteOf is newUASite whose pages build their h1 with a script behind
+// body (an app shell when body asks for JavaScript in a noscript).
+func newUASiteOf(t *testing.T, body string) *uaSite {
 	s := &uaSite{hits: map[string][]string{}, byUA: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/p/") {
@@ -36,6 +40,11 @@ func newUASite(t *testing.T) *uaSite {
 		s.byUA[r.UserAgent()]++
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if body != "" {
+			_, _ = fmt.Fprintf(w, "<!doctype html><title>%s</title>%s<div id=app></div><script>document.getElementById('app').innerHTML='<h1>%s</h1>'</script>",
+				r.URL.Path, body, r.URL.Path)
+			return
+		}
 		_, _ = fmt.Fprintf(w, "<!doctype html><title>%s</title><h1>%s</h1>", r.URL.Path, r.URL.Path)
 	}))
 	t.Cleanup(s.srv.Close)
@@ -131,6 +140,67 @@ func TestPoolRunSurvivesALostBrowser(t *testing.T) {
 		t.Fatalf("pool after the kill: %+v, want A down and B up, capacity 4 each", load)
 	}
 	t.Logf("served: A %d, B %d; fetched twice: %d", site.byUA[uaA], site.byUA[uaB], twice)
+}
+
+// TestPoolAutoRenderSurvivesALostBrowser: render "auto" reads app-shell
+// pages in the browser (lazyTabs): over the same pool, with A killed after
+// 15 of 60 pages, the run succeeds, every page checkpointed once with its
+// script-built h1, and no page checkpointed before the kill loaded again
+// by a browser.
+func TestPoolAutoRenderSurvivesALostBrowser(t *testing.T) {
+	const uaA, uaB, pages, killAfter = "browsertask-auto-A", "browsertask-auto-B", 60, 15
+	a := fixture.StartRemoteChromium(t, "--user-agent="+uaA)
+	b := fixture.StartRemoteChromium(t, "--user-agent="+uaB)
+	m := browser.NewManager(browser.Options{TempDir: t.TempDir(), Browser: []string{a.HTTP, "capacity=3", b.WS, "capacity=3"}})
+	t.Cleanup(func() { _ = m.Close() })
+	site := newUASiteOf(t, "<noscript>You need to enable JavaScript to run this app.</noscript>")
+	e := newRetryEngine(t, NewBatchExtractPages(m))
+	urls := make([]string, pages)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s/p/%d", site.srv.URL, i)
+	}
+	id := e.submit(t, "batch_extract_pages", map[string]any{"urls": urls, "render": "auto", "concurrency": 6,
+		"fields": map[string]string{"h": "h1"}}, "")
+	fixture.WaitUntil(t, "browser A to load 15 pages", func() bool {
+		if r, err := e.eng.Get(context.Background(), id); err == nil && r.Status.Terminal() {
+			t.Fatalf("run ended before the kill: %s %+v (loads %v)", r.Status, r.Error, site.byUA)
+		}
+		return site.servedTo(uaA) >= killAfter
+	})
+	before, err := e.eng.Items(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Kill()
+	run := e.waitLong(t, id)
+	if run.Status != engine.StatusSucceeded {
+		t.Fatalf("auto run after losing browser A: %s %+v, want succeeded", run.Status, run.Error)
+	}
+	items := e.items(t, id)
+	for i := range pages {
+		u := fmt.Sprintf("%s/p/%d", site.srv.URL, i)
+		it, ok := items[u]
+		if !ok || it.Status != engine.ItemSucceeded || !strings.Contains(string(it.Output), fmt.Sprintf(`"h":"/p/%d"`, i)) {
+			t.Fatalf("page %s: checkpoint %+v (present %v), want succeeded with its script-built h1", u, it, ok)
+		}
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if len(items) != pages || site.byUA[uaB] == 0 {
+		t.Fatalf("%d checkpoints, loads per User-Agent %v; want %d and both browsers used", len(items), site.byUA, pages)
+	}
+	for _, it := range before {
+		path := strings.TrimPrefix(it.Key, site.srv.URL)
+		loads := 0
+		for _, ua := range site.hits[path] {
+			if ua == uaA || ua == uaB {
+				loads++
+			}
+		}
+		if loads != 1 {
+			t.Fatalf("%s was checkpointed before the kill and loaded by %d browsers (%v), want once", path, loads, site.hits[path])
+		}
+	}
 }
 
 // waitLong returns the run once it is terminal, bounded only by the
