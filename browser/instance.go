@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/browsertask/browsertask/engine"
@@ -45,6 +45,14 @@ type instance struct {
 	proc    *process           // nil for remote endpoints
 	product string
 	lastErr error
+	// lost is cancelled when the current generation's CDP connection ends
+	// (pool_health.go); onLost is told when that happens without the
+	// Manager closing it (a remote endpoint), and ep is the endpoint's
+	// share of the pool (under Manager.pool.mu, not mu).
+	lost       context.Context
+	lostCancel context.CancelFunc
+	onLost     func(gen int)
+	ep         endpointState
 }
 
 // isRemoteSpec reports whether a --browser value names a CDP endpoint.
@@ -75,6 +83,7 @@ func (in *instance) browser(ctx context.Context) (*rod.Browser, int, error) {
 	}
 	in.lastErr = nil
 	in.gen++
+	in.watchLocked()
 	return in.b, in.gen, nil
 }
 
@@ -84,6 +93,9 @@ func (in *instance) browser(ctx context.Context) (*rod.Browser, int, error) {
 // already closed). One round trip per new session.
 func (in *instance) healthyLocked(ctx context.Context) bool {
 	if in.proc != nil && !in.proc.alive() {
+		return false
+	}
+	if in.lost != nil && in.lost.Err() != nil {
 		return false
 	}
 	c, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -100,6 +112,9 @@ func (in *instance) alive(gen int) bool {
 	if in.b == nil || in.gen != gen {
 		return false
 	}
+	if in.remote && in.lost != nil && in.lost.Err() != nil {
+		return false // the remote browser's connection ended
+	}
 	return in.proc == nil || in.proc.alive()
 }
 
@@ -108,8 +123,10 @@ func (in *instance) startLocked(ctx context.Context) error {
 	wsURL := in.spec
 	var proc *process
 	if in.remote {
-		if !strings.HasPrefix(wsURL, "ws") {
-			u, err := launcher.ResolveURL(wsURL)
+		if !strings.HasPrefix(strings.ToLower(wsURL), "ws") {
+			rctx, cancel := context.WithTimeout(ctx, launchHangGuard)
+			u, err := resolveEndpoint(rctx, http.DefaultClient, wsURL)
+			cancel()
 			if err != nil {
 				return fmt.Errorf("resolve browser endpoint %s: %w", in.spec, err)
 			}
@@ -214,10 +231,13 @@ func (in *instance) shutdownLocked() {
 	if in.cancel != nil {
 		in.cancel()
 	}
+	if in.lostCancel != nil {
+		in.lostCancel()
+	}
 	if in.proc != nil {
 		in.proc.kill()
 	}
-	in.b, in.cancel, in.proc = nil, nil, nil
+	in.b, in.cancel, in.proc, in.lost, in.lostCancel = nil, nil, nil, nil, nil
 }
 
 // close shuts the instance down for good.

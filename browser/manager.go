@@ -32,9 +32,12 @@ const DefaultMaxTabsPerSession = 20
 
 // Options configure a Manager.
 type Options struct {
-	// Browser lists browser binaries to launch or CDP endpoints (ws://…) to
-	// connect to; several values form a pool and sessions are spread across
-	// them round-robin. Empty means: look up a system Chrome/Chromium.
+	// Browser lists browser binaries to launch or CDP endpoints (ws://… or
+	// an http:// URL answering /json/version) to connect to, each optionally
+	// followed by a "capacity=N" item capping its open tabs (see
+	// ParseBrowserList). Several values form a pool: sessions go to the
+	// endpoint with the most free capacity, and spread sessions (Spread)
+	// put each tab there. Empty means: look up a system Chrome/Chromium.
 	Browser []string
 	// Headed shows the browser window instead of running headless.
 	Headed bool
@@ -87,7 +90,9 @@ type Manager struct {
 	opts      Options
 	log       *slog.Logger
 	instances []*instance
-	policy    *requestPolicy
+	// pool tracks the endpoints' capacity and health (pool.go).
+	pool   *poolState
+	policy *requestPolicy
 	// live files the tabs of runs for their live views (live.go).
 	live *liveRegistry
 	// egress is the forward proxy of launched browsers under trust
@@ -99,7 +104,6 @@ type Manager struct {
 
 	mu       sync.Mutex
 	deny     []string
-	next     int
 	sessions map[string]*Session
 	lost     map[string]bool // sessions whose browser died
 	// ended remembers recently closed session ids (with when), so a run
@@ -139,15 +143,15 @@ func NewManager(o Options) *Manager {
 		ended: map[string]time.Time{}, named: map[string]bool{}, deny: append([]string(nil), o.DenyHosts...),
 		live: newLiveRegistry(), profiles: map[string]*profileBrowser{}, profileOf: map[string]string{}}
 	m.policy = &requestPolicy{m: m, dns: engine.NewHostCache(dnsCacheTTL), own: netpolicy.NewOwnAddrs(ownAddrsTTL)}
-	specs := o.Browser
-	if len(specs) == 0 {
-		specs = []string{""}
-	}
-	for _, s := range specs {
+	pctx, pcancel := context.WithCancel(context.Background())
+	m.pool = &poolState{ctx: pctx, cancel: pcancel, changed: make(chan struct{})}
+	for _, ep := range endpoints(o.Browser, o.Logger) {
+		s := ep.Spec
 		in := &instance{
 			spec: s, remote: isRemoteSpec(s), headed: o.Headed, tempDir: o.TempDir, log: o.Logger,
-			extraArgs: o.ExtraArgs, trace: o.CDPTrace,
+			extraArgs: o.ExtraArgs, trace: o.CDPTrace, ep: endpointState{capacity: ep.Capacity},
 		}
+		in.onLost = func(gen int) { m.connLost(in, gen) }
 		if restricted(o.TrustLevel) {
 			if in.remote {
 				o.Logger.Warn("trust restricted with a remote browser: its requests are checked by the Fetch domain only "+
@@ -207,7 +211,7 @@ func (m *Manager) session(ctx context.Context, sessionID, proxy string) (*Sessio
 		return nil, engine.Errorf(engine.ExecutionError, "the browser manager is shut down")
 	}
 	if s, ok := m.sessions[sessionID]; ok {
-		if s.in.alive(s.gen) {
+		if s.usable() {
 			m.mu.Unlock()
 			if s.proxy != proxy {
 				return nil, engine.Errorf(engine.InvalidParameter, "inputs.proxy: session %s already exists with another proxy setting; a session's proxy is fixed when it is created", sessionID).
@@ -228,12 +232,29 @@ func (m *Manager) session(ctx context.Context, sessionID, proxy string) (*Sessio
 		return nil, engine.Errorf(engine.SessionNotFound, "session %s is gone: its browser exited", sessionID).
 			WithDetails(map[string]any{"sessionId": sessionID})
 	}
-	in := m.instances[m.next%len(m.instances)]
-	m.next++
+	in := m.pickForSession()
 	m.mu.Unlock()
 
 	b, gen, err := in.browser(ctx)
+	// A remote endpoint that cannot be reached is taken out of the pool
+	// and the session goes to another one up.
+	for tries := 1; err != nil && ctx.Err() == nil && in.remote && tries < len(m.instances); tries++ {
+		m.sessionClosed(in)
+		m.markDown(in, err)
+		if !m.anyUp() {
+			m.pool.mu.Lock()
+			in.ep.sessions++ // uncounted again below
+			m.pool.mu.Unlock()
+			break
+		}
+		in = m.pickForSession()
+		b, gen, err = in.browser(ctx)
+	}
 	if err != nil {
+		m.sessionClosed(in)
+		if ctx.Err() == nil {
+			m.markDown(in, err)
+		}
 		return nil, engine.Wrap(engine.ExecutionError, err, "cannot start the browser: %v", err)
 	}
 	var s *Session
@@ -242,12 +263,14 @@ func (m *Manager) session(ctx context.Context, sessionID, proxy string) (*Sessio
 		// proxy is a property of the browser context.
 		s = newSharedSession(sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, nil)
 	} else if s, err = newSession(ctx, sessionID, in, b, gen, m.opts.MaxTabsPerSession, m.policy, m.log, proxy); err != nil {
+		m.sessionClosed(in)
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if other, ok := m.sessions[sessionID]; ok || m.closed {
 		// Lost a race with a concurrent first use (or with Close).
+		m.sessionClosed(in)
 		engine.Go(ctx, m.log, "browser.Session.close", func() { _ = s.close(context.Background()) }, nil)
 		if ok {
 			return other, nil
@@ -275,6 +298,7 @@ func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
 	if s == nil {
 		return nil
 	}
+	m.sessionClosed(s.in)
 	return s.close(ctx)
 }
 
@@ -339,6 +363,7 @@ func (m *Manager) PIDs() []int {
 // groups), removes their temporary profiles and stops the egress proxy.
 // It is idempotent.
 func (m *Manager) Close() error {
+	m.pool.cancel() // ends the loops retrying down endpoints
 	m.mu.Lock()
 	m.closed = true
 	sessions := m.sessions

@@ -42,6 +42,9 @@ type Session struct {
 	idle   []*tab
 	tabs   map[proto.TargetTargetID]*tab
 	closed bool
+	// spread holds the session's browser contexts on other endpoints of
+	// the pool once Spread was called (nil: the session stays on in).
+	spread *spreadParts
 	// origins are the http(s) origins whose documents the session loaded
 	// (for ExportState's localStorage).
 	origins map[string]bool
@@ -137,6 +140,7 @@ func (s *Session) markClosed() {
 // close disposes the browser context, which closes all its tabs.
 func (s *Session) close(ctx context.Context) error {
 	s.markClosed()
+	s.closeParts(ctx)
 	if s.shared {
 		if s.in.alive(s.gen) {
 			s.closeOwnTabs(ctx)

@@ -119,6 +119,9 @@ type Tab struct {
 	// entry in the live views (nil when runID is "").
 	runID string
 	live  *liveTab
+	// free hands back the tab's slot in the session it was acquired from
+	// and its capacity on its endpoint (pool.go).
+	free func()
 }
 
 // AcquireTab returns a tab of the session, reusing an idle one when
@@ -133,16 +136,26 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	t, err := s.takeTab(ctx)
+	part, err := s.placeTab(ctx)
 	if err != nil {
 		<-s.slots
 		return nil, err
 	}
+	m := s.policy.m
+	free := func() {
+		m.unreserve(part.in)
+		<-s.slots
+	}
+	t, err := part.takeTab(ctx)
+	if err != nil {
+		free()
+		return nil, err
+	}
 	redact := engine.RedactorFrom(ctx)
 	t.redact.Store(&redact)
-	tb := &Tab{s: s, t: t, runID: engine.RunIDFrom(ctx)}
+	tb := &Tab{s: part, t: t, runID: engine.RunIDFrom(ctx), free: free}
 	if tb.runID != "" {
-		tb.live = s.policy.m.live.open(tb.runID, s, t, redact)
+		tb.live = m.live.open(tb.runID, part, t, redact)
 	}
 	tb.stop = context.AfterFunc(ctx, func() { tb.stopLoading(true) })
 	return tb, nil
@@ -160,8 +173,8 @@ func (tb *Tab) Release(reusable bool) {
 		stopped := tb.stop()
 		engine.Go(tb.t.crash, tb.s.log, "browser.Tab.release", func() {
 			tb.s.putTab(tb.t, reusable && stopped)
-			<-tb.s.slots
-		}, func(*engine.Panic) { <-tb.s.slots })
+			tb.free()
+		}, func(*engine.Panic) { tb.free() })
 	})
 }
 
@@ -218,6 +231,7 @@ func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 		return nil, s.mapErr(ctx, nil, err, "set up a tab")
 	}
 	s.watchDocs(t)
+	s.endOnLost(t)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

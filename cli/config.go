@@ -72,7 +72,10 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:7788", "HTTP listen address for /mcp (loopback unless --token is set)")
 	fs.StringVar(&c.dbPath, "db", defaultDBPath(getenv), "SQLite database file shared by every browsertask process, or a postgres:// URL shared by daemons on several machines")
-	fs.StringVar(&c.browsers, "browser", "", "Chromium binary path or ws:// CDP endpoint(s), comma-separated (default: system Chromium)")
+	fs.StringVar(&c.browsers, "browser", "", "Chromium binary path or CDP endpoint(s) (ws://… or http://host:port answering /json/version), comma-separated; "+
+		"an item capacity=N after an endpoint caps its open tabs, e.g. http://10.0.0.5:9222,capacity=8,http://10.0.0.6:9222,capacity=4 "+
+		"(several endpoints form a pool: pages go to the one with the most room; one that stops answering is left out until it answers again) "+
+		"(default: system Chromium)")
 	fs.BoolVar(&c.headed, "headed", false, "show the browser window instead of running headless")
 	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token")
@@ -213,6 +216,9 @@ func (c *config) finish() error {
 	}
 	if err := c.checkModel(); err != nil {
 		return err
+	}
+	if _, err := browser.ParseBrowserList(splitList(c.browsers)); err != nil {
+		return fmt.Errorf("--browser: %v", err)
 	}
 	if c.http != "" && c.http != "auto" && c.http != "off" {
 		return fmt.Errorf("--http must be auto or off, got %q", c.http)

@@ -276,6 +276,9 @@ func (a *autoRender) viaBrowser(ctx context.Context, url, reason string) (*pageO
 		return nil, err
 	}
 	out, err := a.render(ctx, tb, url)
+	if (err != nil || out == nil || out.Error != nil) && ctx.Err() == nil && a.tabs.failOver(tb) {
+		return a.viaBrowser(ctx, url, reason) // its browser was lost: again in another one of the pool
+	}
 	a.tabs.put(tb, err != nil || out == nil || out.Error != nil)
 	if err != nil {
 		return nil, err

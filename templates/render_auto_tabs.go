@@ -22,6 +22,11 @@ type lazyTabs struct {
 	mu   sync.Mutex
 	sess *browser.Session
 	idle []*browser.Tab
+	// waiting cancels the acquisitions under way when a tab goes idle:
+	// with a capacity on the browsers (--browser …,capacity=N) the idle
+	// tabs may be what the acquisition waits for, and the taker takes
+	// one of them instead of waiting for good.
+	waiting map[*int]context.CancelFunc
 }
 
 // take returns an idle tab or a new one (opening the session first when
@@ -41,6 +46,7 @@ func (l *lazyTabs) take(ctx context.Context) (*browser.Tab, error) {
 			l.mu.Unlock()
 			return nil, err
 		}
+		s.Spread() // with several --browser endpoints, pages go to all (urlPool.run)
 		l.sess = s
 	}
 	sess := l.sess
@@ -48,9 +54,12 @@ func (l *lazyTabs) take(ctx context.Context) (*browser.Tab, error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	tb, err := sess.AcquireTab(l.ctx)
+	tb, err := l.acquire(sess)
 	if err != nil {
 		return nil, stopErr(ctx, err)
+	}
+	if tb == nil {
+		return l.take(ctx) // a tab went idle meanwhile
 	}
 	if l.setup != nil {
 		if err := l.setup(ctx, tb); err != nil {
@@ -59,6 +68,32 @@ func (l *lazyTabs) take(ctx context.Context) (*browser.Tab, error) {
 		}
 	}
 	return tb, nil
+}
+
+// acquire takes a new tab of sess, or returns nil, nil when a tab went
+// idle while it waited.
+func (l *lazyTabs) acquire(sess *browser.Session) (*browser.Tab, error) {
+	actx, cancel := context.WithCancel(l.ctx)
+	defer cancel()
+	key := new(int)
+	l.mu.Lock()
+	if len(l.idle) > 0 {
+		l.mu.Unlock()
+		return nil, nil
+	}
+	if l.waiting == nil {
+		l.waiting = map[*int]context.CancelFunc{}
+	}
+	l.waiting[key] = cancel
+	l.mu.Unlock()
+	tb, err := sess.AcquireTab(actx)
+	l.mu.Lock()
+	delete(l.waiting, key)
+	l.mu.Unlock()
+	if err != nil && l.ctx.Err() == nil && actx.Err() != nil {
+		return nil, nil
+	}
+	return tb, err
 }
 
 // put gives a tab back after its page; failed says the page failed (the
@@ -71,6 +106,23 @@ func (l *lazyTabs) put(tb *browser.Tab, failed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.idle = append(l.idle, tb)
+	for _, cancel := range l.waiting {
+		cancel()
+	}
+}
+
+// failOver releases tb and reports true when its browser stopped answering
+// and another browser of the pool is up (Session.FailOver): the page it
+// was reading is then read again in a new tab.
+func (l *lazyTabs) failOver(tb *browser.Tab) bool {
+	l.mu.Lock()
+	sess := l.sess
+	l.mu.Unlock()
+	if sess == nil || !sess.FailOver(tb) {
+		return false
+	}
+	tb.Release(false)
+	return true
 }
 
 // close releases the idle tabs (at the end of the run).

@@ -180,6 +180,10 @@ func (u *urlPool) run(ctx context.Context, n int) error {
 			if err != nil {
 				return err
 			}
+			// With several --browser endpoints the pages go to all of
+			// them, and a browser that stops answering mid-run hands its
+			// pages to the others (worker, failOver).
+			s.Spread()
 			u.sess = s
 		}
 		workers = min(workers, u.sess.MaxTabs())
@@ -231,29 +235,42 @@ func (u *urlPool) worker(ctx context.Context, next func(context.Context) (int, b
 		if !ok || ctx.Err() != nil {
 			return nil
 		}
-		if tb == nil && !u.noTab {
-			var err error
-			if tb, err = u.sess.AcquireTab(ctx); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			if u.setup != nil {
-				if err := u.setup(ctx, tb); err != nil {
-					return err
-				}
-			}
-		}
 		u.mu.Lock()
 		url := u.urls[i]
 		u.mu.Unlock()
-		done, fatal := u.guardedWork(ctx, tb, i, url)
-		if ctx.Err() != nil {
-			return nil // cut off: not checkpointed, redone on resume
-		}
-		if fatal != nil {
-			return fatal
+		var done pageDone
+		for {
+			if tb == nil && !u.noTab {
+				var err error
+				if tb, err = u.sess.AcquireTab(ctx); err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return err
+				}
+				if u.setup != nil {
+					if err := u.setup(ctx, tb); err != nil {
+						if u.failOver(tb, url) {
+							tb = nil
+							continue
+						}
+						return err
+					}
+				}
+			}
+			var fatal error
+			done, fatal = u.guardedWork(ctx, tb, i, url)
+			if ctx.Err() != nil {
+				return nil // cut off: not checkpointed, redone on resume
+			}
+			if (fatal != nil || done.failure != nil) && u.failOver(tb, url) {
+				tb = nil
+				continue // the same page again, in a tab of another browser
+			}
+			if fatal != nil {
+				return fatal
+			}
+			break
 		}
 		if tb != nil && (tb.Crashed() || (done.failure != nil && !tb.Healthy())) {
 			// A tab stuck on a hostile page is replaced, not reused.
@@ -271,6 +288,19 @@ func (u *urlPool) worker(ctx context.Context, next func(context.Context) (int, b
 			stored()
 		}
 	}
+}
+
+// failOver releases tb and reports true when the page that failed in it
+// is to be done again in a new tab because tb's browser stopped answering
+// and another browser of the pool is up (Session.FailOver). Nothing of the
+// page was checkpointed, so it is still done once.
+func (u *urlPool) failOver(tb *browser.Tab, url string) bool {
+	if tb == nil || u.sess == nil || !u.sess.FailOver(tb) {
+		return false
+	}
+	tb.Release(false)
+	u.env.Logger().Info("browser lost mid-page; the page moves to another browser of the pool", "url", url)
+	return true
 }
 
 // panickedPage is the output of a page whose work panicked: the fields
