@@ -32,6 +32,7 @@ type Live interface {
 	WatchTab(ctx context.Context, runID, tabID string, width, height int) (<-chan engine.LiveFrame, error)
 	DispatchInput(ctx context.Context, runID, tabID string, events []engine.LiveInput) error
 	HoldRun(runID string) (release func())
+	GoTo(ctx context.Context, runID, tabID, rawURL string) error
 }
 
 // Live view limits.
@@ -117,7 +118,8 @@ func (d *Dashboard) liveTabViews(ctx context.Context, runID string, streamed boo
 	var out []LiveTabView
 	base := "/runs/" + url.PathEscape(runID) + "/live/"
 	for _, t := range d.live.LiveTabs(ctx, runID) {
-		v := LiveTabView{ID: t.ID, URL: t.URL, Title: t.Title, Closed: t.Closed, InputURL: base + url.PathEscape(t.ID) + "/input"}
+		v := LiveTabView{ID: t.ID, URL: t.URL, Title: t.Title, Closed: t.Closed, InputURL: base + url.PathEscape(t.ID) + "/input",
+			GoURL: base + url.PathEscape(t.ID) + "/goto"}
 		if f := d.live.LiveFrame(runID, t.ID); f != nil {
 			v.Frame = frameURL(*f)
 		}

@@ -22,6 +22,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("POST /runs/{id}/takeover", d.takeOver)                             // take the run's browser over (live view)
 	mux.HandleFunc("GET /runs/{id}/live/stream", d.liveStream)                         // the run's tabs and frames (SSE)
 	mux.HandleFunc("POST /runs/{id}/live/{tab}/input", d.liveInput)                    // a person's input to a tab (takeover)
+	mux.HandleFunc("POST /runs/{id}/live/{tab}/goto", d.liveGoTo)                      // the address bar: the tab goes to a URL (takeover)
 	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
 	mux.HandleFunc("GET /history", d.historyPage)                                      // forgotten runs (expired), with their artifacts
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use

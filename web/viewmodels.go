@@ -154,6 +154,8 @@ type LiveTabView struct {
 	Event string
 	// InputURL is where the person's input for the tab is posted.
 	InputURL string
+	// GoURL is where the address bar posts (shown during a takeover).
+	GoURL string
 }
 
 // QuestionView is one question a waiting run asks the person.
