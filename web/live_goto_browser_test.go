@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
 
@@ -15,7 +16,10 @@ import (
 // address of a second fixture site, presses Go, and the run's tab is
 // there (the live view's URL and the browser's own tab list say so). A
 // file: URL, which this process's policy refuses, is answered with the
-// reason beside the bar and the tab stays where it was.
+// reason beside the bar and the tab stays where it was. Then the person
+// presses Done: the sign-in's frames are gone — the open page's live view
+// drops its frame, the finished run's page shows none and says why, and
+// the browser keeps no last frame of the tab (framesPrivate).
 func TestAddressBarInTakeover(t *testing.T) {
 	fixture.NeedChromium(t)
 	dbPath := filepath.Join(t.TempDir(), "bt.db")
@@ -51,5 +55,25 @@ func TestAddressBarInTakeover(t *testing.T) {
 	}
 	if tabs := d.bm.LiveTabs(ctx, runID); len(tabs) != 1 || tabs[0].URL != target {
 		t.Fatalf("after the refusal, run tabs %+v, want one still at %s", tabs, target)
+	}
+
+	until(t, page, "a frame of the takeover", `() => (`+frameSrc+`)() !== ''`, 30*time.Second)
+	if f := d.bm.LiveFrame(runID, tabs[0].ID); f == nil {
+		t.Fatal("no last frame during the takeover: the check after Done would prove nothing")
+	}
+
+	clickOn(t, page, "#takeover-done")
+	run, err := d.eng.Wait(ctx, runID, nil)
+	if err != nil || run.Status != engine.StatusSucceeded {
+		t.Fatalf("sign-in run: %v %+v", err, run)
+	}
+	until(t, page, "the live view without frames", `() => !document.querySelector('#live img.shot') && !!document.querySelector('#live .live-note')`, 30*time.Second)
+	page.MustNavigate(d.srv.URL + "/runs/" + runID).MustWaitLoad()
+	note := text(t, page, `() => { const n = document.querySelector('#live .live-note'); return n ? n.textContent : '' }`)
+	if shots := text(t, page, `() => String(document.querySelectorAll('img.shot').length)`); shots != "0" || !strings.Contains(note, "not kept") {
+		t.Fatalf("finished sign-in page: %s frames, note %q; want none and the reason", shots, note)
+	}
+	if f := d.bm.LiveFrame(runID, tabs[0].ID); f != nil {
+		t.Fatalf("the browser still keeps a last frame (seq %d) of the finished sign-in", f.Seq)
 	}
 }

@@ -156,6 +156,8 @@ type LiveTabView struct {
 	InputURL string
 	// GoURL is where the address bar posts (shown during a takeover).
 	GoURL string
+	// Hidden is set when the tab's frames are not shown (framesPrivate).
+	Hidden bool
 }
 
 // QuestionView is one question a waiting run asks the person.
