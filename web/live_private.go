@@ -15,7 +15,7 @@ import "github.com/browsertask/browsertask/engine"
 // reading a signed-in page is what its owner asked to watch.
 
 // profileSignInTemplate is the template whose frames are private.
-const profileSignInTemplate = "profile_sign_in"
+const profileSignInTemplate = engine.SignInTemplate
 
 // Placeholders for private frames.
 const (

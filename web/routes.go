@@ -13,6 +13,7 @@ import (
 func (d *Dashboard) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.runsPage)                                             // runs list (filters, paging, live)
+	mux.HandleFunc("GET /runs", d.runsPage)                                            // the runs list too (/runs?profile=work)
 	mux.HandleFunc("GET /runs/new", d.newRunPage)                                      // new run form
 	mux.HandleFunc("POST /runs", d.startRun)                                           // start a run from the form
 	mux.HandleFunc("GET /runs/{id}", d.runPage)                                        // run detail (live while not terminal)

@@ -93,6 +93,11 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
 func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
+	if f.Profile != "" {
+		// This backend keeps no browser profiles (it is no
+		// engine.ProfileStore), so no run of it used one.
+		return []*engine.Run{}, 0, nil
+	}
 	// Every filter is in the statement, switched off by an empty value, so
 	// the text is the same whatever the filter.
 	const cond = `NOT (status IN ` + terminalSQL + ` AND expires_at <= $1)
