@@ -84,35 +84,44 @@ Example:
 	if err != nil {
 		return domainErr(err)
 	}
-	id := res.Run.RunID
+	return waitSignIn(ctx, a.engine, res.Run.RunID, sub.args[0], stdout)
+}
+
+// runWaiter is what waiting for a sign-in needs of the engine.
+type runWaiter interface {
+	Wait(ctx context.Context, runID string, onChange func(*engine.Run)) (*engine.Run, error)
+}
+
+// waitSignIn prints the dashboard page of sign-in run id as soon as the
+// run asks for the person, then waits for the run's end. It waits through
+// Engine.Wait, not a poll of its own: Wait wakes on every change the
+// engine learns of (at once for this process's changes and for peers that
+// signal through the store, PostgreSQL's NOTIFY; otherwise at its own
+// peer interval). A run that did not succeed is the command's error; an
+// interrupted command leaves the run waiting on the dashboard.
+func waitSignIn(ctx context.Context, eng runWaiter, id, name string, stdout io.Writer) error {
 	shown := false
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		run, err := a.engine.Get(ctx, id)
-		if err != nil {
-			return domainErr(err)
-		}
-		if q := run.Question; q != nil && q.URL != "" && !shown {
+	onChange := func(r *engine.Run) {
+		if q := r.Question; q != nil && q.URL != "" && !shown {
 			fmt.Fprintf(stdout, "Sign in here, then press Done: %s\n", q.URL)
 			shown = true
 		}
-		if run.Status.Terminal() {
-			if run.Status != engine.StatusSucceeded {
-				if run.Error != nil {
-					return domainErr(run.Error)
-				}
-				return fmt.Errorf("the sign-in run %s ended %s", id, run.Status)
-			}
-			fmt.Fprintf(stdout, "Profile %s is signed in; use it with profile: %q\n", sub.args[0], sub.args[0])
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
 	}
+	run, err := eng.Wait(ctx, id, onChange)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return domainErr(err)
+	}
+	if run.Status != engine.StatusSucceeded {
+		if run.Error != nil {
+			return domainErr(run.Error)
+		}
+		return fmt.Errorf("the sign-in run %s ended %s", id, run.Status)
+	}
+	fmt.Fprintf(stdout, "Profile %s is signed in; use it with profile: %q\n", name, name)
+	return nil
 }
 
 // cmdProfilesList prints the profiles.

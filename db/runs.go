@@ -107,6 +107,10 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 		where = append(where, `session_id = ?`)
 		args = append(args, f.SessionID)
 	}
+	if f.Profile != "" {
+		where = append(where, `profile = ?`)
+		args = append(args, f.Profile)
+	}
 	cond := strings.Join(where, ` AND `)
 	limit := f.Limit
 	if limit <= 0 {

@@ -11,8 +11,11 @@ type ListQuery struct {
 	Status     string
 	TemplateID string
 	SessionID  string
-	Limit      int
-	Offset     int
+	// Profile keeps the runs that used that browser profile (the
+	// dashboard's "runs on this profile").
+	Profile string
+	Limit   int
+	Offset  int
 	// BeforeCreatedAt and BeforeRunID, when BeforeRunID is set, select only
 	// runs strictly after that position in the list order (createdAt desc,
 	// runId desc): keyset paging that neither repeats nor skips runs while new
@@ -126,7 +129,7 @@ func (e *Engine) List(ctx context.Context, q ListQuery) (*RunList, error) {
 		return nil, Wrap(ExecutionError, err, "read input requests: %v", err)
 	}
 	runs, total, err := e.store.ListRuns(ctx, RunFilter{
-		Status: RunStatus(q.Status), TemplateID: q.TemplateID, SessionID: q.SessionID,
+		Status: RunStatus(q.Status), TemplateID: q.TemplateID, SessionID: q.SessionID, Profile: q.Profile,
 		Limit: q.Limit, Offset: q.Offset, Now: now,
 		BeforeCreatedAt: q.BeforeCreatedAt, BeforeRunID: q.BeforeRunID,
 	})

@@ -190,9 +190,11 @@ type RunFilter struct {
 	Status     RunStatus
 	TemplateID string
 	SessionID  string
-	Limit      int
-	Offset     int
-	Now        int64
+	// Profile keeps the runs on that persistent browser profile.
+	Profile string
+	Limit   int
+	Offset  int
+	Now     int64
 	// BeforeCreatedAt/BeforeRunID (when BeforeRunID != "") keep only runs
 	// with (created_at, id) < (BeforeCreatedAt, BeforeRunID); total still
 	// counts every run matching the other filters.

@@ -32,6 +32,8 @@ type Live interface {
 	WatchTab(ctx context.Context, runID, tabID string, width, height int) (<-chan engine.LiveFrame, error)
 	DispatchInput(ctx context.Context, runID, tabID string, events []engine.LiveInput) error
 	HoldRun(runID string) (release func())
+	GoTo(ctx context.Context, runID, tabID, rawURL string) error
+	ForgetFrames(runID string)
 }
 
 // Live view limits.
@@ -59,6 +61,11 @@ func (d *Dashboard) liveView(ctx context.Context, run *engine.Run) *LiveView {
 	case run.Status.Terminal():
 		if d.live == nil {
 			return nil
+		}
+		if framesPrivate(run) {
+			d.live.ForgetFrames(id)
+			lv.Note = privateFramesOver
+			return lv
 		}
 		// Only the tabs somebody watched have a last frame to show.
 		for _, t := range d.liveTabViews(ctx, id, false) {
@@ -104,8 +111,21 @@ func (d *Dashboard) fillLive(ctx context.Context, run *engine.Run, lv *LiveView,
 		lv.Note = "This process has no browser, so there is nothing to show."
 		return
 	}
-	lv.Tabs = d.liveTabViews(ctx, run.RunID, streamed)
 	lv.Control = d.inTakeover(ctx, run.RunID)
+	if framesPrivate(run) && !lv.Control {
+		// Nobody has the wheel: no frame is shown, streamed or kept.
+		d.live.ForgetFrames(run.RunID)
+		lv.Tabs = d.liveTabViews(ctx, run.RunID, false)
+		for i := range lv.Tabs {
+			lv.Tabs[i].Frame, lv.Tabs[i].Hidden = "", true
+		}
+		lv.CanTakeOver = !lv.Control
+		if len(lv.Tabs) == 0 {
+			lv.Note = "The run has no tab open right now."
+		}
+		return
+	}
+	lv.Tabs = d.liveTabViews(ctx, run.RunID, streamed)
 	lv.CanTakeOver = !lv.Control
 	if len(lv.Tabs) == 0 {
 		lv.Note = "The run has no tab open right now."
@@ -117,7 +137,8 @@ func (d *Dashboard) liveTabViews(ctx context.Context, runID string, streamed boo
 	var out []LiveTabView
 	base := "/runs/" + url.PathEscape(runID) + "/live/"
 	for _, t := range d.live.LiveTabs(ctx, runID) {
-		v := LiveTabView{ID: t.ID, URL: t.URL, Title: t.Title, Closed: t.Closed, InputURL: base + url.PathEscape(t.ID) + "/input"}
+		v := LiveTabView{ID: t.ID, URL: t.URL, Title: t.Title, Closed: t.Closed, InputURL: base + url.PathEscape(t.ID) + "/input",
+			GoURL: base + url.PathEscape(t.ID) + "/goto"}
 		if f := d.live.LiveFrame(runID, t.ID); f != nil {
 			v.Frame = frameURL(*f)
 		}
@@ -173,7 +194,7 @@ func (d *Dashboard) liveStream(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	s := &liveStreamer{d: d, w: w, rc: rc, runID: id, width: width, height: height,
-		watching: map[string]bool{}, frames: make(chan tabFrame, 16)}
+		watching: map[string]context.CancelFunc{}, hidden: map[string]bool{}, frames: make(chan tabFrame, 16)}
 	wctx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
 	tick := time.NewTicker(liveTick)
@@ -187,6 +208,9 @@ func (d *Dashboard) liveStream(w http.ResponseWriter, r *http.Request) {
 			case <-ctx.Done():
 				return
 			case f := <-s.frames:
+				if s.hidden[f.tab] {
+					continue
+				}
 				if s.send(frameEvent(f.tab), `<img class="shot" src="`+frameURL(f.frame)+`" data-seq="`+strconv.FormatInt(f.frame.Seq, 10)+`" alt="">`) != nil {
 					return
 				}
@@ -208,7 +232,8 @@ type liveStreamer struct {
 	rc            *http.ResponseController
 	runID         string
 	width, height int
-	watching      map[string]bool
+	watching      map[string]context.CancelFunc // a tab's watch, ended by its func
+	hidden        map[string]bool               // tabs whose frames are not shown now
 	frames        chan tabFrame
 	lastTabs      string
 }
@@ -232,7 +257,7 @@ func (s *liveStreamer) refresh(ctx context.Context, run *engine.Run) bool {
 		lv = &LiveView{Note: "The run is over."}
 	}
 	over := run.Status.Terminal() || lv.StreamURL == ""
-	if over && run.Status.Terminal() {
+	if over && run.Status.Terminal() && !framesPrivate(run) {
 		lv.Note = "The run is over; these are the last frames of its tabs."
 		if len(lv.Tabs) == 0 {
 			lv.Note = "The run is over."
@@ -256,14 +281,24 @@ func (s *liveStreamer) refresh(ctx context.Context, run *engine.Run) bool {
 		return true
 	}
 	for _, t := range lv.Tabs {
-		if t.Closed || s.watching[t.ID] {
+		s.hidden[t.ID] = t.Hidden
+		if stop, ok := s.watching[t.ID]; ok && (t.Hidden || t.Closed) {
+			stop()
+			delete(s.watching, t.ID)
+			if t.Hidden {
+				d.live.ForgetFrames(s.runID) // a frame taken before the stop
+			}
+		}
+		if t.Closed || t.Hidden || s.watching[t.ID] != nil {
 			continue
 		}
-		ch, err := d.live.WatchTab(ctx, s.runID, t.ID, s.width, s.height)
+		tctx, stop := context.WithCancel(ctx)
+		ch, err := d.live.WatchTab(tctx, s.runID, t.ID, s.width, s.height)
 		if err != nil {
+			stop()
 			continue
 		}
-		s.watching[t.ID] = true
+		s.watching[t.ID] = stop
 		tab := t.ID
 		engine.Go(ctx, nil, "web.live.frames", func() {
 			for f := range ch {
@@ -283,7 +318,7 @@ func liveSignature(lv *LiveView) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%t|%t|%s|%s|%s\n", lv.Control, lv.CanTakeOver, lv.Note, lv.Elsewhere, lv.ElsewhereURL)
 	for _, t := range lv.Tabs {
-		fmt.Fprintf(&b, "%s|%s|%s|%t|%t\n", t.ID, t.URL, t.Title, t.Closed, t.Frame != "")
+		fmt.Fprintf(&b, "%s|%s|%s|%t|%t|%t\n", t.ID, t.URL, t.Title, t.Closed, t.Frame != "", t.Hidden)
 	}
 	return b.String()
 }

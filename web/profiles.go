@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/browsertask/browsertask/engine"
@@ -35,6 +36,8 @@ type ProfileRow struct {
 	InUse string
 	// DeleteURL deletes the profile (POST).
 	DeleteURL string
+	// RunsURL lists the runs that used the profile.
+	RunsURL string
 }
 
 // profilesPage lists the profiles and the "New profile" form.
@@ -59,7 +62,7 @@ func (d *Dashboard) renderProfiles(w http.ResponseWriter, r *http.Request, statu
 	for _, p := range list {
 		row := ProfileRow{Name: p.Name, Note: p.Note, Sites: strings.Join(p.Sites, ", "), Created: ago(now, p.CreatedAt),
 			LastUsed: "never", Size: size(p.SizeBytes), InUse: p.HolderID,
-			DeleteURL: "/profiles/" + url.PathEscape(p.Name) + "/delete"}
+			DeleteURL: "/profiles/" + url.PathEscape(p.Name) + "/delete", RunsURL: profileRunsURL(p.Name)}
 		if p.LastUsedAt > 0 {
 			row.LastUsed = ago(now, p.LastUsedAt)
 		}
@@ -105,4 +108,25 @@ func (d *Dashboard) deleteProfile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/profiles", http.StatusSeeOther)
+}
+
+// profileRunsURL is the runs list filtered to the runs on profile name.
+func profileRunsURL(name string) string { return "/?profile=" + url.QueryEscape(name) }
+
+// profileNames lists the profiles for the runs list's filter, with cur
+// (the filter set, perhaps a deleted profile's) among them; nil when the
+// engine keeps no profiles and none is asked for.
+func (d *Dashboard) profileNames(ctx context.Context, cur string) []string {
+	var names []string
+	if ps, ok := d.eng.(Profiles); ok {
+		if list, err := ps.Profiles(ctx); err == nil {
+			for _, p := range list {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	if cur != "" && !slices.Contains(names, cur) {
+		names = append(names, cur)
+	}
+	return names
 }

@@ -13,6 +13,7 @@ import (
 func (d *Dashboard) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.runsPage)                                             // runs list (filters, paging, live)
+	mux.HandleFunc("GET /runs", d.runsPage)                                            // the runs list too (/runs?profile=work)
 	mux.HandleFunc("GET /runs/new", d.newRunPage)                                      // new run form
 	mux.HandleFunc("POST /runs", d.startRun)                                           // start a run from the form
 	mux.HandleFunc("GET /runs/{id}", d.runPage)                                        // run detail (live while not terminal)
@@ -22,6 +23,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("POST /runs/{id}/takeover", d.takeOver)                             // take the run's browser over (live view)
 	mux.HandleFunc("GET /runs/{id}/live/stream", d.liveStream)                         // the run's tabs and frames (SSE)
 	mux.HandleFunc("POST /runs/{id}/live/{tab}/input", d.liveInput)                    // a person's input to a tab (takeover)
+	mux.HandleFunc("POST /runs/{id}/live/{tab}/goto", d.liveGoTo)                      // the address bar: the tab goes to a URL (takeover)
 	mux.HandleFunc("GET /artifacts/{id}", d.artifact)                                  // artifact download
 	mux.HandleFunc("GET /history", d.historyPage)                                      // forgotten runs (expired), with their artifacts
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use

@@ -16,13 +16,13 @@ const runsPageSize = 25
 // runsPage serves the runs list; with HX-Request only the live table.
 func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	v := RunsView{Page: d.page("Runs", "runs"), Status: q.Get("status"), Template: q.Get("template")}
+	v := RunsView{Page: d.page("Runs", "runs"), Status: q.Get("status"), Template: q.Get("template"), Profile: q.Get("profile")}
 	if v.Status != "" && !engine.RunStatus(v.Status).Valid() {
 		v.Status = ""
 	}
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
-	list, err := d.eng.List(r.Context(), engine.ListQuery{Status: v.Status, TemplateID: v.Template, Limit: runsPageSize, Offset: offset})
+	list, err := d.eng.List(r.Context(), engine.ListQuery{Status: v.Status, TemplateID: v.Template, Profile: v.Profile, Limit: runsPageSize, Offset: offset})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -42,7 +42,8 @@ func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 	for _, t := range d.eng.Templates() {
 		v.Templates = append(v.Templates, t.TemplateID)
 	}
-	v.Total, v.Filtered = list.Total, v.Status != "" || v.Template != ""
+	v.Profiles = d.profileNames(r.Context(), v.Profile)
+	v.Total, v.Filtered = list.Total, v.Status != "" || v.Template != "" || v.Profile != ""
 	if len(v.Rows) > 0 {
 		v.From, v.To = offset+1, offset+len(v.Rows)
 	}
@@ -53,6 +54,9 @@ func (d *Dashboard) runsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		if v.Template != "" {
 			u.Set("template", v.Template)
+		}
+		if v.Profile != "" {
+			u.Set("profile", v.Profile)
 		}
 		if off > 0 {
 			u.Set("offset", strconv.Itoa(off))
@@ -104,6 +108,10 @@ func runRow(run *engine.Run, now time.Time, summarize func(templateID string, in
 		Created: time.UnixMilli(run.CreatedAt).Format(time.RFC3339), Terminal: run.Status.Terminal(),
 		DetailURL: "/runs/" + url.PathEscape(run.RunID),
 		Waiting:   run.Status == engine.StatusRunning && run.Question != nil,
+		Profile:   run.Profile,
+	}
+	if run.Profile != "" {
+		row.ProfileURL = profileRunsURL(run.Profile)
 	}
 	row.SummaryFull = summarize(run.TemplateID, run.Inputs)
 	row.Summary = clip(row.SummaryFull, maxSummary)

@@ -32,6 +32,9 @@ type RunRow struct {
 	// Waiting is true while the run waits for a person's answer; the row
 	// then stands out and carries a "waiting for you" badge.
 	Waiting bool
+	// Profile is the browser profile the run used ("" = none), and
+	// ProfileURL the runs on it.
+	Profile, ProfileURL string
 }
 
 // ProgressView is a progress bar.
@@ -43,10 +46,14 @@ type ProgressView struct {
 
 // RunsView is the runs list with its filters and paging.
 type RunsView struct {
-	Page      Page
-	Rows      []RunRow
-	Status    string
-	Template  string
+	Page     Page
+	Rows     []RunRow
+	Status   string
+	Template string
+	// Profile filters by browser profile ("" = any); Profiles are the
+	// choices (the profiles that exist, and Profile itself).
+	Profile   string
+	Profiles  []string
 	Statuses  []string
 	Templates []string
 	Total     int
@@ -154,6 +161,10 @@ type LiveTabView struct {
 	Event string
 	// InputURL is where the person's input for the tab is posted.
 	InputURL string
+	// GoURL is where the address bar posts (shown during a takeover).
+	GoURL string
+	// Hidden is set when the tab's frames are not shown (framesPrivate).
+	Hidden bool
 }
 
 // QuestionView is one question a waiting run asks the person.

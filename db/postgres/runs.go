@@ -96,8 +96,9 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 	// Every filter is in the statement, switched off by an empty value, so
 	// the text is the same whatever the filter.
 	const cond = `NOT (status IN ` + terminalSQL + ` AND expires_at <= $1)
-		AND ($2 = '' OR status = $2) AND ($3 = '' OR template_id = $3) AND ($4 = '' OR session_id = $4)`
-	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID}
+		AND ($2 = '' OR status = $2) AND ($3 = '' OR template_id = $3) AND ($4 = '' OR session_id = $4)
+		AND ($5 = '' OR profile = $5)`
+	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID, f.Profile}
 	var limit any // NULL: no limit
 	if f.Limit > 0 {
 		limit = f.Limit
@@ -113,8 +114,8 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 		}
 		var err error
 		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs WHERE `+cond+`
-			AND ($5 = '' OR created_at < $6 OR (created_at = $6 AND id < $5))
-			ORDER BY created_at DESC, id DESC LIMIT $7::bigint OFFSET $8`,
+			AND ($6 = '' OR created_at < $7 OR (created_at = $7 AND id < $6))
+			ORDER BY created_at DESC, id DESC LIMIT $8::bigint OFFSET $9`,
 			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, offset)...)
 		return err
 	})

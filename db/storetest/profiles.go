@@ -119,6 +119,29 @@ func testProfiles(t *testing.T, nh func(t *testing.T) Harness) {
 	})
 	t.Run("LeaseRace", func(t *testing.T) { testProfileLeaseRace(t, nh(t)) })
 	t.Run("RunKeepsProfile", func(t *testing.T) { testRunKeepsProfile(t, nh(t)) })
+	t.Run("ListRunsByProfile", func(t *testing.T) {
+		h := nh(t)
+		profileStore(t, h)
+		s := h.Store
+		for i, profile := range []string{"work", "", "home", "work", ""} {
+			r := queuedRun(fmt.Sprintf("run_p%d", i), base+int64(i))
+			r.Profile = profile
+			mustCreate(t, s, r)
+		}
+		for profile, want := range map[string][]string{"work": {"run_p3", "run_p0"}, "home": {"run_p2"}, "none": {}} {
+			runs, total, err := s.ListRuns(t.Context(), engine.RunFilter{Now: base + 100, Profile: profile})
+			got := []string{}
+			for _, r := range runs {
+				if r.Profile != profile {
+					t.Errorf("profile %q: run %s has profile %q", profile, r.RunID, r.Profile)
+				}
+				got = append(got, r.RunID)
+			}
+			if err != nil || total != len(want) || !reflect.DeepEqual(got, want) {
+				t.Errorf("ListRuns(profile %q) = %v total %d, %v; want %v", profile, got, total, err, want)
+			}
+		}
+	})
 }
 
 // testProfileLeaseRace: owners on several handles (processes) claim one

@@ -1,0 +1,79 @@
+package web_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
+)
+
+// TestAddressBarInTakeover (issue 31): during the takeover of a profile's
+// sign-in run the live view has an address bar; the person types the
+// address of a second fixture site, presses Go, and the run's tab is
+// there (the live view's URL and the browser's own tab list say so). A
+// file: URL, which this process's policy refuses, is answered with the
+// reason beside the bar and the tab stays where it was. Then the person
+// presses Done: the sign-in's frames are gone — the open page's live view
+// drops its frame, the finished run's page shows none and says why, and
+// the browser keeps no last frame of the tab (framesPrivate).
+func TestAddressBarInTakeover(t *testing.T) {
+	fixture.NeedChromium(t)
+	dbPath := filepath.Join(t.TempDir(), "bt.db")
+	site, other := fixture.New(t), fixture.New(t)
+	d := startProfileDaemon(t, dbPath)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	page := launchChromium(t).MustPage("").Context(ctx)
+	page.MustSetViewport(1280, 1100, 1, false)
+
+	page.MustNavigate(d.srv.URL + "/profiles").MustWaitLoad()
+	page.MustElement("#profile-name").MustInput("bar")
+	page.MustElement("#profile-url").MustInput(site.URL("/login"))
+	clickOn(t, page, "#profile-create")
+	until(t, page, "the address bar of the takeover", `() => !!document.querySelector('#live .live-tab[data-closed="false"] .live-goto-url')`, 90*time.Second)
+	runID := strings.TrimPrefix(strings.SplitN(page.MustInfo().URL, "#", 2)[0], d.srv.URL+"/runs/")
+
+	target := other.URL("/login")
+	page.MustElement("#live .live-goto-url").MustSelectAllText().MustInput(target)
+	clickOn(t, page, "#live .live-goto-go")
+	until(t, page, "the second site in the live view", `() => { const u = document.querySelector('#live .live-tab .live-url'); return !!u && u.textContent === `+jsString(target)+` }`, 30*time.Second)
+	tabs := d.bm.LiveTabs(ctx, runID)
+	if len(tabs) != 1 || tabs[0].URL != target {
+		t.Fatalf("run tabs %+v, want one at %s", tabs, target)
+	}
+
+	page.MustElement("#live .live-goto-url").MustSelectAllText().MustInput("file:///etc/passwd")
+	clickOn(t, page, "#live .live-goto-go")
+	until(t, page, "the refusal beside the bar", `() => !!document.querySelector('#live .live-goto-refused')`, 30*time.Second)
+	msg := text(t, page, `() => document.querySelector('#live .live-goto-refused').textContent`)
+	if !strings.Contains(msg, "file: URLs are disabled") || !strings.Contains(msg, "--allow-file-urls") {
+		t.Fatalf("refusal %q, want the file: URL policy's reason", msg)
+	}
+	if tabs := d.bm.LiveTabs(ctx, runID); len(tabs) != 1 || tabs[0].URL != target {
+		t.Fatalf("after the refusal, run tabs %+v, want one still at %s", tabs, target)
+	}
+
+	until(t, page, "a frame of the takeover", `() => (`+frameSrc+`)() !== ''`, 30*time.Second)
+	if f := d.bm.LiveFrame(runID, tabs[0].ID); f == nil {
+		t.Fatal("no last frame during the takeover: the check after Done would prove nothing")
+	}
+
+	clickOn(t, page, "#takeover-done")
+	run, err := d.eng.Wait(ctx, runID, nil)
+	if err != nil || run.Status != engine.StatusSucceeded {
+		t.Fatalf("sign-in run: %v %+v", err, run)
+	}
+	until(t, page, "the live view without frames", `() => !document.querySelector('#live img.shot') && !!document.querySelector('#live .live-note')`, 30*time.Second)
+	page.MustNavigate(d.srv.URL + "/runs/" + runID).MustWaitLoad()
+	note := text(t, page, `() => { const n = document.querySelector('#live .live-note'); return n ? n.textContent : '' }`)
+	if shots := text(t, page, `() => String(document.querySelectorAll('img.shot').length)`); shots != "0" || !strings.Contains(note, "not kept") {
+		t.Fatalf("finished sign-in page: %s frames, note %q; want none and the reason", shots, note)
+	}
+	if f := d.bm.LiveFrame(runID, tabs[0].ID); f != nil {
+		t.Fatalf("the browser still keeps a last frame (seq %d) of the finished sign-in", f.Seq)
+	}
+}
