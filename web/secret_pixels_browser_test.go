@@ -186,6 +186,14 @@ func (e *liveEnv) otpLastFrame(site string, code string) image.Image {
 	if _, err := e.eng.AnswerQuestion(ctx, id, "otp", engine.Answer{Value: &code}); err != nil {
 		e.t.Fatal(err)
 	}
+	// The site rejects every code: login asks twice more (a second and a
+	// third chance), answered with the same code, then fails.
+	for _, again := range []string{"otp2", "otp3"} {
+		e.waitQuestion(id, again)
+		if _, err := e.eng.AnswerQuestion(ctx, id, again, engine.Answer{Value: &code}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
 	run := e.waitRun(id)
 	if run.Status != engine.StatusFailed || run.Error == nil || run.Error.Details["reason"] != "rejected" {
 		e.t.Fatalf("login: %s %+v, want failed with reason rejected", run.Status, run.Error)
