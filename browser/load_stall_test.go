@@ -25,9 +25,9 @@ const svgUsePage = `<!doctype html><title>use</title><p>text</p><svg><use href="
 // happens whether or not the idle tab is sent a command; ruled out: request
 // interception (it stalls with no Fetch patterns), the auto-attach of
 // child targets, the tabs' background creation. Alone in its session, or
-// without the <use>, the page loads; a second tab holding a loaded page
-// (not about:blank) did not stall it either. Every pooled tab is reset to
-// about:blank (putTab), so any run with two or more tabs meets it. The fix
+// without the <use>, the page loads; the idle tab stalls it just as well
+// when it holds a loaded page (same origin, or data:) instead of
+// about:blank, so any run with two or more tabs meets it. The fix
 // is not written yet: the test runs only with
 // BROWSERTASK_REPRO_LOAD_STALL=1.
 func TestLoadBesideAnIdleTab(t *testing.T) {
