@@ -27,7 +27,9 @@ const svgUsePage = `<!doctype html><title>use</title><p>text</p><svg><use href="
 // child targets, the tabs' background creation. Alone in its session, or
 // without the <use>, the page loads; the idle tab stalls it just as well
 // when it holds a loaded page (same origin, or data:) instead of
-// about:blank, so any run with two or more tabs meets it. The fix
+// about:blank, so any run with two or more tabs meets it. An idle tab of
+// another session (another browser context) does not stall it: the two
+// tabs must share a browser context. The fix
 // is not written yet: the test runs only with
 // BROWSERTASK_REPRO_LOAD_STALL=1.
 func TestLoadBesideAnIdleTab(t *testing.T) {
