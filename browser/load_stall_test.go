@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 )
@@ -38,13 +37,9 @@ const svgUsePage = `<!doctype html><title>use</title><p>text</p><svg><use href="
 // and --disable-background-timer-throttling do not help. Only one tab of
 // a window can be in front, so bringing each to front is no fix for
 // concurrent tabs (one window per tab, or a visibility override, are the
-// candidates). The fix
-// is not written yet: the test runs only with
-// BROWSERTASK_REPRO_LOAD_STALL=1.
+// candidates). The fix:
+// watchTab turns on focus emulation on every tab.
 func TestLoadBesideAnIdleTab(t *testing.T) {
-	if os.Getenv("BROWSERTASK_REPRO_LOAD_STALL") == "" {
-		t.Skip("known stall (issue 28 round two, not fixed); set BROWSERTASK_REPRO_LOAD_STALL=1 to reproduce it")
-	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
