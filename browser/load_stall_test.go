@@ -23,7 +23,7 @@ const svgUsePage = `<!doctype html><title>use</title><p>text</p><svg><use href="
 // Page.stopLoading, and the tab stays stalled for later navigations. It
 // happens whether or not the idle tab is sent a command; ruled out: request
 // interception (it stalls with no Fetch patterns), the auto-attach of
-// child targets, the tabs' background creation. Alone in its session, or
+// child targets, creating the tabs in front (only the last one is). Alone in its session, or
 // without the <use>, the page loads; the idle tab stalls it just as well
 // when it holds a loaded page (same origin, or data:) instead of
 // about:blank, so any run with two or more tabs meets it. An idle tab of
