@@ -65,6 +65,14 @@ func (s *Session) watchTab(t *tab) error {
 	if err := s.enableFetch(p, t); err != nil {
 		return err
 	}
+	// Every tab is created in the background, so all but one tab of a
+	// session's window are hidden; Chromium then never fires load on a
+	// page whose inline SVG <use>s an external document (issue 28: 12
+	// saved pages timed out). Focus emulation makes each tab behave as
+	// the focused, visible one (TestLoadBesideAnIdleTab).
+	if err := (proto.EmulationSetFocusEmulationEnabled{Enabled: true}).Call(p); err != nil {
+		return err
+	}
 	return (proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}).Call(p)
 }
 
