@@ -34,8 +34,9 @@ type contentScore struct {
 	// Ratios are Markdown bytes / raw HTML bytes of the comparison
 	// directory's pages (acceptance 3), sorted.
 	Ratios []float64
-	// FirstErr is one failure's message, to say why pages failed.
-	FirstErr string
+	// Errs are the first failures' messages (up to maxContentErrs), to
+	// say why pages failed.
+	Errs []string
 }
 
 func (s *contentScore) precision() float64 { return iratio(s.TP, s.TP+s.FP) }
@@ -83,15 +84,27 @@ func benchContent(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 	defer srv.Close()
 	pages, missing := contentPages(testFiles, srv.URL(), entries)
 	fmt.Fprintf(out, "  %d entries in data.go, %d pages found (%d in comparison/), %d missing\n", len(entries), len(pages), countComparison(pages), missing)
+	if o.contentPages > 0 && o.contentPages < len(pages) {
+		pages = pages[:o.contentPages]
+		fmt.Fprintf(out, "  scoring the first %d pages only (-content-pages)\n", len(pages))
+	}
+	paths := map[string]bool{}
+	for _, p := range strings.Split(o.contentPaths, ",") {
+		paths[strings.TrimSpace(p)] = true
+	}
 	res := &contentResult{}
-	if res.HTTP, err = scoreHTTP(ctx, pages, o.tabs); err != nil {
-		return nil, err
+	if paths["http"] {
+		if res.HTTP, err = scoreHTTP(ctx, pages, o.tabs); err != nil {
+			return nil, err
+		}
+		printContentScore(out, res.HTTP)
 	}
-	printContentScore(out, res.HTTP)
-	if res.Browser, err = scoreBrowser(ctx, pages, o.tabs, log); err != nil {
-		return nil, err
+	if paths["browser"] {
+		if res.Browser, err = scoreBrowser(ctx, pages, o.tabs, log); err != nil {
+			return nil, err
+		}
+		printContentScore(out, res.Browser)
 	}
-	printContentScore(out, res.Browser)
 	return res, nil
 }
 
@@ -133,6 +146,9 @@ func countComparison(pages []contentPage) int {
 	return n
 }
 
+// maxContentErrs is how many failures a path prints.
+const maxContentErrs = 20
+
 // scorer accumulates a path's counts from its workers.
 type scorer struct {
 	mu sync.Mutex
@@ -149,8 +165,8 @@ func (sc *scorer) add(p contentPage, res content.Result, err error) {
 		s.Failed++
 		s.FN += len(p.With)
 		s.TN += len(p.Without)
-		if s.FirstErr == "" {
-			s.FirstErr = p.File + ": " + err.Error()
+		if len(s.Errs) < maxContentErrs {
+			s.Errs = append(s.Errs, p.File+": "+err.Error())
 		}
 		return
 	}
@@ -241,8 +257,8 @@ func printContentScore(out io.Writer, s *contentScore) {
 		fmt.Fprintf(out, "    Markdown bytes / raw HTML bytes over %d comparison pages: median %.3f, p90 %.3f\n",
 			len(s.Ratios), quantile(s.Ratios, 0.5), quantile(s.Ratios, 0.9))
 	}
-	if s.FirstErr != "" {
-		fmt.Fprintf(out, "    first failure: %s\n", s.FirstErr)
+	for _, e := range s.Errs {
+		fmt.Fprintf(out, "    failed: %s\n", e)
 	}
 }
 
