@@ -62,10 +62,11 @@ func scoreBrowser(ctx context.Context, pages []contentPage, tabs int, log *slog.
 		}
 		tabCh <- tab
 		var res content.Result
-		if err == nil {
+		loaded := err == nil
+		if loaded {
 			res, err = content.Extract([]byte(html), content.Options{PageURL: p.URL})
 		}
-		sc.add(p, res, err)
+		sc.add(p, res, err, loaded)
 		return ctx.Err()
 	})
 	sc.s.Elapsed = time.Since(start)
