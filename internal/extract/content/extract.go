@@ -17,7 +17,9 @@ import (
 // benchmark scores without them), the balanced focus. Links and images
 // are kept (withMedia) only when the page could not be marked (see
 // marks.go); otherwise the selection is text-only, which scores best, and
-// the marks bring them back.
+// the marks bring them back. On the 983 pages (HTTP path, 2026-11-27):
+// F 0.903 selecting with links and images, 0.909 text-only with marks;
+// without the precision retry below 0.908.
 //
 // When its pass and the fallbacks find under 250 characters, go-trafilatura
 // rescues the page with a "baseline" that flattens it: the whole <article>
