@@ -34,8 +34,15 @@ type contentScore struct {
 	// Ratios are Markdown bytes / raw HTML bytes of the comparison
 	// directory's pages (acceptance 3), sorted.
 	Ratios []float64
-	// FirstErr is one failure's message, to say why pages failed.
-	FirstErr string
+	// ExtractErrWith and ExtractErrWithout are the With and Without
+	// snippets of pages content.Extract refused (not of pages that did
+	// not load): counted above as FN and TN, while go-trafilatura's
+	// script leaves such pages out of its counts (an error gives an empty
+	// evaluation there), so scriptRule subtracts them.
+	ExtractErrWith, ExtractErrWithout int
+	// Errs are the first failures' messages (up to maxContentErrs), to
+	// say why pages failed.
+	Errs []string
 }
 
 func (s *contentScore) precision() float64 { return iratio(s.TP, s.TP+s.FP) }
@@ -44,6 +51,16 @@ func (s *contentScore) accuracy() float64  { return iratio(s.TP+s.TN, s.TP+s.TN+
 func (s *contentScore) fscore() float64    { return iratio(2*s.TP, 2*s.TP+s.FP+s.FN) }
 func (s *contentScore) pagesPerSec() float64 {
 	return float64(s.Docs) / max(s.Elapsed.Seconds(), 1e-9)
+}
+
+// scriptRule is the score counted exactly as go-trafilatura's
+// scripts/comparison/content.go counts it: pages whose extraction
+// returned an error are left out.
+func (s *contentScore) scriptRule() *contentScore {
+	r := *s
+	r.FN -= s.ExtractErrWith
+	r.TN -= s.ExtractErrWithout
+	return &r
 }
 
 func iratio(a, b int) float64 { return ratio(float64(a), float64(b)) }
@@ -83,15 +100,27 @@ func benchContent(ctx context.Context, o *options, log *slog.Logger, out io.Writ
 	defer srv.Close()
 	pages, missing := contentPages(testFiles, srv.URL(), entries)
 	fmt.Fprintf(out, "  %d entries in data.go, %d pages found (%d in comparison/), %d missing\n", len(entries), len(pages), countComparison(pages), missing)
+	if o.contentPages > 0 && o.contentPages < len(pages) {
+		pages = pages[:o.contentPages]
+		fmt.Fprintf(out, "  scoring the first %d pages only (-content-pages)\n", len(pages))
+	}
+	paths := map[string]bool{}
+	for _, p := range strings.Split(o.contentPaths, ",") {
+		paths[strings.TrimSpace(p)] = true
+	}
 	res := &contentResult{}
-	if res.HTTP, err = scoreHTTP(ctx, pages, o.tabs); err != nil {
-		return nil, err
+	if paths["http"] {
+		if res.HTTP, err = scoreHTTP(ctx, pages, o.tabs); err != nil {
+			return nil, err
+		}
+		printContentScore(out, res.HTTP)
 	}
-	printContentScore(out, res.HTTP)
-	if res.Browser, err = scoreBrowser(ctx, pages, o.tabs, log); err != nil {
-		return nil, err
+	if paths["browser"] {
+		if res.Browser, err = scoreBrowser(ctx, pages, o.tabs, log); err != nil {
+			return nil, err
+		}
+		printContentScore(out, res.Browser)
 	}
-	printContentScore(out, res.Browser)
 	return res, nil
 }
 
@@ -133,6 +162,9 @@ func countComparison(pages []contentPage) int {
 	return n
 }
 
+// maxContentErrs is how many failures a path prints.
+const maxContentErrs = 20
+
 // scorer accumulates a path's counts from its workers.
 type scorer struct {
 	mu sync.Mutex
@@ -140,7 +172,8 @@ type scorer struct {
 }
 
 // add scores one page's extraction (res) or failure (err).
-func (sc *scorer) add(p contentPage, res content.Result, err error) {
+// extractErr says err came from content.Extract, not from loading.
+func (sc *scorer) add(p contentPage, res content.Result, err error, extractErr bool) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	s := sc.s
@@ -149,8 +182,12 @@ func (sc *scorer) add(p contentPage, res content.Result, err error) {
 		s.Failed++
 		s.FN += len(p.With)
 		s.TN += len(p.Without)
-		if s.FirstErr == "" {
-			s.FirstErr = p.File + ": " + err.Error()
+		if extractErr {
+			s.ExtractErrWith += len(p.With)
+			s.ExtractErrWithout += len(p.Without)
+		}
+		if len(s.Errs) < maxContentErrs {
+			s.Errs = append(s.Errs, p.File+": "+err.Error())
 		}
 		return
 	}
@@ -194,10 +231,11 @@ func scoreHTTP(ctx context.Context, pages []contentPage, workers int) (*contentS
 			err = fmt.Errorf("status %d", pg.Status)
 		}
 		var res content.Result
-		if err == nil {
+		loaded := err == nil
+		if loaded {
 			res, err = content.Extract([]byte(pg.Body), content.Options{PageURL: pg.URL})
 		}
-		sc.add(p, res, err)
+		sc.add(p, res, err, loaded)
 		return ctx.Err()
 	})
 	sc.s.Elapsed = time.Since(start)
@@ -237,12 +275,16 @@ func forEachPage(ctx context.Context, pages []contentPage, n int, fn func(contex
 func printContentScore(out io.Writer, s *contentScore) {
 	fmt.Fprintf(out, "  %s: %d pages (%d failed) in %.1f s, %.1f pages/s — precision %.3f, recall %.3f, accuracy %.3f, F %.3f (TP %d FN %d FP %d TN %d)\n",
 		s.Path, s.Docs, s.Failed, s.Elapsed.Seconds(), s.pagesPerSec(), s.precision(), s.recall(), s.accuracy(), s.fscore(), s.TP, s.FN, s.FP, s.TN)
+	if r := s.scriptRule(); s.ExtractErrWith+s.ExtractErrWithout > 0 {
+		fmt.Fprintf(out, "    counted as go-trafilatura's script counts (pages whose extraction erred left out): precision %.3f, recall %.3f, accuracy %.3f, F %.3f\n",
+			r.precision(), r.recall(), r.accuracy(), r.fscore())
+	}
 	if len(s.Ratios) > 0 {
 		fmt.Fprintf(out, "    Markdown bytes / raw HTML bytes over %d comparison pages: median %.3f, p90 %.3f\n",
 			len(s.Ratios), quantile(s.Ratios, 0.5), quantile(s.Ratios, 0.9))
 	}
-	if s.FirstErr != "" {
-		fmt.Fprintf(out, "    first failure: %s\n", s.FirstErr)
+	for _, e := range s.Errs {
+		fmt.Fprintf(out, "    failed: %s\n", e)
 	}
 }
 

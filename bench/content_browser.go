@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -62,10 +62,11 @@ func scoreBrowser(ctx context.Context, pages []contentPage, tabs int, log *slog.
 		}
 		tabCh <- tab
 		var res content.Result
-		if err == nil {
+		loaded := err == nil
+		if loaded {
 			res, err = content.Extract([]byte(html), content.Options{PageURL: p.URL})
 		}
-		sc.add(p, res, err)
+		sc.add(p, res, err, loaded)
 		return ctx.Err()
 	})
 	sc.s.Elapsed = time.Since(start)
@@ -86,15 +87,45 @@ func renderedHTML(ctx context.Context, tab *rod.Page, u string) (string, error) 
 	if nav.ErrorText != "" {
 		return "", fmt.Errorf("navigate %s: %s", u, nav.ErrorText)
 	}
-	if _, err := (proto.RuntimeEvaluate{Expression: waitLoadJS, AwaitPromise: true, ReturnByValue: true}).Call(p); err != nil {
+	if _, err := evalRetry(p, proto.RuntimeEvaluate{Expression: waitLoadJS, AwaitPromise: true, ReturnByValue: true}); err != nil {
 		return "", err
 	}
-	r, err := proto.RuntimeEvaluate{Expression: serializeJS, ReturnByValue: true}.Call(p)
+	r, err := evalRetry(p, proto.RuntimeEvaluate{Expression: serializeJS, ReturnByValue: true})
 	if err != nil {
 		return "", err
 	}
 	if r.ExceptionDetails != nil {
-		return "", errors.New(r.ExceptionDetails.Text)
+		msg := r.ExceptionDetails.Text
+		if r.ExceptionDetails.Exception != nil {
+			msg += ": " + r.ExceptionDetails.Exception.Description
+		}
+		return "", fmt.Errorf("serialize: %s", msg)
 	}
 	return r.Result.Value.Str(), nil
+}
+
+// evalRetry evaluates e, again when the page replaced its document in
+// the meantime (a script's or meta refresh's navigation destroys the
+// context the evaluation ran in), as the product's navigation does
+// (browser/navigate.go): the wait then applies to the new document.
+func evalRetry(p *rod.Page, e proto.RuntimeEvaluate) (*proto.RuntimeEvaluateResult, error) {
+	for i := 0; ; i++ {
+		r, err := e.Call(p)
+		if err == nil || i == 4 || !contextDestroyed(err) {
+			return r, err
+		}
+		select {
+		case <-p.GetContext().Done():
+			return nil, p.GetContext().Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// contextDestroyed reports whether err says the evaluation's document
+// went away (Chromium's wordings).
+func contextDestroyed(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "context was destroyed") || strings.Contains(m, "Cannot find context") ||
+		strings.Contains(m, "Inspected target navigated or closed")
 }

@@ -58,7 +58,11 @@ type options struct {
 	verbose    bool
 	inprocess  bool
 	variants   string
-	livePages  int
+	// contentPages limits scenario 18 to the first N pages (0: all);
+	// contentPaths picks its paths (http, browser).
+	contentPages int
+	contentPaths string
+	livePages    int
 	// blockingPages is the page count of scenario 9 (blocking.go).
 	blockingPages int
 	// crawlPages is the page count of scenario 10 (crawl.go).
@@ -94,6 +98,8 @@ func main() {
 	flag.IntVar(&o.blockingPages, "blocking-pages", 300, "pages with images and a web font per run in the resource blocking scenario (blocking)")
 	flag.IntVar(&o.repeats, "repeats", 4, "repeats of the extraction pair, alternating which side goes first (the median is reported; even counts balance the order)")
 	flag.StringVar(&o.variants, "variants", "", "browsercost: the variants to run, comma-separated (default all)")
+	flag.IntVar(&o.contentPages, "content-pages", 0, "content: score only the first N pages of the comparison set (0: all), for quick iterations")
+	flag.StringVar(&o.contentPaths, "content-paths", "http,browser", "content: the paths to score, comma-separated: http, browser")
 	flag.IntVar(&o.tabs, "tabs", 5, "tabs (concurrency) for both extraction sides")
 	flag.IntVar(&o.calls, "calls", 500, "round trips per tool and transport")
 	flag.IntVar(&o.schedRuns, "sched-runs", 2000, "dev_echo runs drained by the scheduler")

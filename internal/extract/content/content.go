@@ -75,9 +75,17 @@ func Extract(body []byte, o Options) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
-	tr, err := extractMain(prep.doc, o.PageURL)
+	var m marking
+	withMedia := hasMarks(prep.doc)
+	if !withMedia {
+		m.mark(prep.doc)
+	}
+	tr, err := extractMain(prep.doc, o.PageURL, withMedia)
 	if err != nil {
 		return Result{}, fmt.Errorf("content extraction: %w", err)
+	}
+	if !withMedia {
+		m.unmark(tr.ContentNode)
 	}
 	clean := restore(tr.ContentNode, prep.codeLangs)
 	var b strings.Builder
@@ -103,8 +111,8 @@ func Extract(body []byte, o Options) (res Result, err error) {
 // og:url or the page's address, which says nothing about canonicity.
 func metadataOf(m trafilatura.Metadata, p *prepared) Metadata {
 	md := Metadata{
-		Title: m.Title, Description: m.Description, Language: m.Language,
-		Canonical: p.canonical, Author: m.Author, SiteName: m.Sitename, Image: m.Image,
+		Title: unmarkString(m.Title), Description: unmarkString(m.Description), Language: m.Language,
+		Canonical: p.canonical, Author: unmarkString(m.Author), SiteName: unmarkString(m.Sitename), Image: m.Image,
 		OpenGraph: p.openGraph,
 	}
 	if !m.Date.IsZero() {
