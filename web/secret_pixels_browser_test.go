@@ -186,17 +186,16 @@ func (e *liveEnv) otpLastFrame(site string, code string) image.Image {
 	if _, err := e.eng.AnswerQuestion(ctx, id, "otp", engine.Answer{Value: &code}); err != nil {
 		e.t.Fatal(err)
 	}
-	// The site rejects every code: login asks twice more (a second and a
-	// third chance), answered with the same code, then fails.
-	for _, again := range []string{"otp2", "otp3"} {
-		e.waitQuestion(id, again)
-		if _, err := e.eng.AnswerQuestion(ctx, id, again, engine.Answer{Value: &code}); err != nil {
-			e.t.Fatal(err)
-		}
+	// The site rejects the code and login asks for another (its second
+	// chance): the person declines, so the one code typed stays in the
+	// field until the run ends.
+	e.waitQuestion(id, "otp2")
+	if _, err := e.eng.AnswerQuestionMCP(ctx, id, "otp2", json.RawMessage(`{"action":"decline"}`)); err != nil {
+		e.t.Fatal(err)
 	}
 	run := e.waitRun(id)
-	if run.Status != engine.StatusFailed || run.Error == nil || run.Error.Details["reason"] != "rejected" {
-		e.t.Fatalf("login: %s %+v, want failed with reason rejected", run.Status, run.Error)
+	if run.Status != engine.StatusFailed || run.Error == nil || run.Error.Details["reason"] != "declined" {
+		e.t.Fatalf("login: %s %+v, want failed with reason declined (after the rejected code)", run.Status, run.Error)
 	}
 	if err := <-streamDone; err != nil {
 		e.t.Fatal(err)
