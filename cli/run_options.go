@@ -25,6 +25,7 @@ type runOptions struct {
 	timeout      time.Duration
 	idemKey      string
 	render       string
+	profile      string
 	async        bool
 }
 
@@ -36,6 +37,7 @@ func (o *runOptions) define(fs *flag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", 0, "bound on the running phase, e.g. 2m (default: the profile's timeout); options.timeoutMs")
 	fs.StringVar(&o.idemKey, "idempotency-key", "", "submitting again with the same key returns the same run instead of starting another (options.idempotencyKey)")
 	fs.StringVar(&o.render, "render", "", "inputs.render for templates that have it: browser, http or auto")
+	fs.StringVar(&o.profile, "profile", "", "run in the browser profile NAME, signed in as a person left it (browsertask profiles list); not with --session")
 	fs.BoolVar(&o.async, "async", false, "print the runId and return at once")
 }
 
@@ -80,6 +82,9 @@ func (o *runOptions) apply(req *engine.SubmitRequest, stdin io.Reader, stdinUsed
 	}
 	if o.idemKey != "" {
 		req.IdempotencyKey = o.idemKey
+	}
+	if o.profile != "" {
+		req.Profile = o.profile
 	}
 	switch m := engine.Mode(o.mode); m {
 	case "":

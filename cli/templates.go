@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -254,11 +255,21 @@ func wrapText(w io.Writer, indent, text string, width int) {
 // inputs (or placeholders for the required inputs when it has none): each
 // input as --input key=value, as buildInputs reads them back.
 func exampleCommand(t engine.TemplateInfo, s *inputSchema) string {
-	parts := []string{"browsertask", "run", t.TemplateID}
 	var example json.RawMessage
 	if len(t.Examples) > 0 {
 		example = t.Examples[0]
 	}
+	if t.RequiresProfile {
+		// A person signs in by hand: from a terminal that is `profiles
+		// new`, which creates the profile, submits the run and prints the
+		// dashboard page to sign in at.
+		var in struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(example, &in)
+		return strings.Join([]string{"browsertask", "profiles", "new", "work", "--open", shellQuote(cmp.Or(in.URL, "URL"))}, " ")
+	}
+	parts := []string{"browsertask", "run", t.TemplateID}
 	var values map[string]json.RawMessage
 	keys, err := objectKeys(example)
 	if err != nil || json.Unmarshal(example, &values) != nil {

@@ -52,6 +52,9 @@ type TemplateInfo struct {
 	// RequiresSession mirrors SessionRequirer for those who only see the
 	// info (the CLI's example command line opens a session for it).
 	RequiresSession bool `json:"-"`
+	// RequiresProfile mirrors ProfileRequirer for those who only see the
+	// info (the CLI's example command line).
+	RequiresProfile bool `json:"-"`
 }
 
 // Outcome is what a template's Run returns on success.

@@ -87,7 +87,7 @@ func (t *MapSite) Info() engine.TemplateInfo {
 		InputSchema: json.RawMessage(mapInputSchema()), ResultSchema: json.RawMessage(mapResultSchema),
 		TrustLevel: "any", Resumable: true, NeedsBrowser: false, ContinuesEarlierRuns: true,
 		EstimatedStepsHint: "one step per URL listed, at most maxPages",
-		Examples:           []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/","maxPages":5000,"search":"pricing"}`)},
+		Examples:           []json.RawMessage{json.RawMessage(`{"startUrl":"https://example.com/","maxPages":500,"search":"pricing"}`)},
 	}
 }
 

@@ -52,7 +52,7 @@ func (t *ProfileSignIn) Info() engine.TemplateInfo {
 			"the sign_in_profile tool. Errors: STEP_EXECUTION_FAILED (details.reason \"declined\": the person declined; " +
 			"\"no live view\": this process serves no dashboard), RUN_TIMEOUT (no answer), INVALID_PARAMETER (no profile).",
 		InputSchema: json.RawMessage(profileSignInSchema), ResultSchema: json.RawMessage(profileSignInResultSchema),
-		TrustLevel: "local", NeedsBrowser: true,
+		TrustLevel: "local", NeedsBrowser: true, RequiresProfile: true,
 		EstimatedStepsHint: "2 steps: open, the person signs in",
 		Examples:           []json.RawMessage{json.RawMessage(`{"url":"https://example.com/login"}`)},
 	}
