@@ -287,7 +287,10 @@ func (d *daemon) stdioWait(t *testing.T) {
 // frames still come.
 func (d *daemon) liveView(t *testing.T, srv *fixture.Server, site string, k int) {
 	in, _ := json.Marshal(map[string]any{"urls": []string{srv.URL(fmt.Sprintf("/page/1?live=%d", k)), srv.URL(fmt.Sprintf("/hang?live=%d", k))},
-		"concurrency": 1, "perPageTimeoutMs": 8000, "fields": map[string]any{"h": "h1"}})
+		"concurrency": 1, "perPageTimeoutMs": 8000, "fields": map[string]any{"h": "h1"},
+		// One request of /hang per run: a retried timeout would request it
+		// again and leave a stale signal on srv.Hung() for the next case.
+		"retries": 0})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sub, err := d.eng.Submit(ctx, engine.SubmitRequest{TemplateID: "batch_extract_pages", Inputs: in, Mode: engine.ModeAsync})
