@@ -124,7 +124,9 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	shared := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { shared[f.Name] = true })
 	if len(sub) > 0 {
-		return c, sub[0].parse(fs, c, args, getenv, stderr, shared)
+		err := sub[0].parse(fs, c, args, getenv, stderr, shared)
+		c.engine.ProfilesDir = profilesDir(c.dbPath, getenv)
+		return c, err
 	}
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}

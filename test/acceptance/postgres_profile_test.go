@@ -19,10 +19,9 @@ import (
 )
 
 // inDir runs p (not started) with dir as its working and data directory
-// (XDG_DATA_HOME). With a postgres:// --db the profiles directory is
-// derived from the URL today, relative to the working directory, so the
-// CLI and the daemon must share it (and nothing may land in the source
-// tree).
+// (XDG_DATA_HOME). With a postgres:// --db the profiles directory is the
+// data directory's (XDG_DATA_HOME/browsertask/profiles), so the CLI and
+// the daemon must share it (and nothing may land in the source tree).
 func inDir(p *proc, dir string) *proc {
 	p.cmd.Dir = dir
 	p.cmd.Env = append(p.cmd.Env, "XDG_DATA_HOME="+dir)
