@@ -27,6 +27,9 @@ type lazyTabs struct {
 	// tabs may be what the acquisition waits for, and the taker takes
 	// one of them instead of waiting for good.
 	waiting map[*int]context.CancelFunc
+	// held are the contexts of the tabs acquired (acquire), cancelled
+	// when the run's tabs are closed.
+	held []context.CancelFunc
 }
 
 // take returns an idle tab or a new one (opening the session first when
@@ -72,13 +75,20 @@ func (l *lazyTabs) take(ctx context.Context) (*browser.Tab, error) {
 
 // acquire takes a new tab of sess, or returns nil, nil when a tab went
 // idle while it waited.
+//
+// A tab stops loading when the context it was acquired with ends
+// (Session.AcquireTab), so the cancellable context of the wait must live
+// as long as the tab: it is cancelled only while the acquisition is
+// still waiting (put), and otherwise kept until the run ends (close). A
+// cancel that lands just as a tab was handed out makes that tab unusable:
+// it is closed and the taker takes the idle one.
 func (l *lazyTabs) acquire(sess *browser.Session) (*browser.Tab, error) {
 	actx, cancel := context.WithCancel(l.ctx)
-	defer cancel()
 	key := new(int)
 	l.mu.Lock()
 	if len(l.idle) > 0 {
 		l.mu.Unlock()
+		cancel()
 		return nil, nil
 	}
 	if l.waiting == nil {
@@ -89,11 +99,25 @@ func (l *lazyTabs) acquire(sess *browser.Session) (*browser.Tab, error) {
 	tb, err := sess.AcquireTab(actx)
 	l.mu.Lock()
 	delete(l.waiting, key)
+	if err == nil && actx.Err() == nil {
+		l.held = append(l.held, cancel)
+		l.mu.Unlock()
+		return tb, nil
+	}
 	l.mu.Unlock()
-	if err != nil && l.ctx.Err() == nil && actx.Err() != nil {
+	cancel()
+	if err == nil {
+		// Cancelled by put as the tab came: the tab's stop already fired.
+		tb.Release(false)
+		if l.ctx.Err() != nil {
+			return nil, context.Cause(l.ctx)
+		}
 		return nil, nil
 	}
-	return tb, err
+	if l.ctx.Err() == nil && actx.Err() != nil {
+		return nil, nil
+	}
+	return nil, err
 }
 
 // put gives a tab back after its page; failed says the page failed (the
@@ -133,4 +157,8 @@ func (l *lazyTabs) close() {
 		tb.Release(true)
 	}
 	l.idle = nil
+	for _, cancel := range l.held {
+		cancel()
+	}
+	l.held = nil
 }
