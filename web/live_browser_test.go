@@ -231,7 +231,9 @@ func TestTakeoverInChromium(t *testing.T) {
 	if q := run.Question; q == nil || q.Kind != engine.QuestionTakeover || q.URL != e.srv.URL+"/runs/"+id+"#live" {
 		t.Fatalf("inputRequest %+v, want kind takeover with the live view URL", q)
 	}
-	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && (`+frameSrc+`)() !== ''`, 30*time.Second)
+	// The address bar a takeover shows sits above the frame: wait for it
+	// too, so the frame is where it stays before its position is read.
+	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && !!document.querySelector('#live .live-goto-url') && (`+frameSrc+`)() !== ''`, 30*time.Second)
 
 	// Where the button is on the frame image, from the fixture's layout.
 	res, err := page.Eval(`() => { const r = document.querySelector('#live .live-tab .frame img.shot').getBoundingClientRect(); return [r.x, r.y, r.width, r.height] }`)
