@@ -28,6 +28,27 @@
     img.setAttribute("data-seq", next.getAttribute("data-seq") || "");
   });
 
+  // A "tabs" redraw keeps each tab's address bar (hx-preserve); the bar
+  // then shows the tab's address, unless the person is typing in it.
+  document.addEventListener("input", function (ev) {
+    if (ev.target.classList && ev.target.classList.contains("live-goto-url")) ev.target.setAttribute("data-edited", "true");
+  });
+  document.addEventListener("submit", function (ev) {
+    var input = ev.target.querySelector && ev.target.querySelector(".live-goto-url");
+    if (input) input.removeAttribute("data-edited");
+  });
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    if (ev.target.id !== "live-tabs") return;
+    ev.target.querySelectorAll(".live-tab").forEach(function (tab) {
+      var input = tab.querySelector(".live-goto-url"), url = tab.querySelector(".live-url");
+      if (!input || !url) return;
+      if (input === document.activeElement && input.getAttribute("data-edited") === "true") return;
+      input.removeAttribute("data-edited");
+      input.defaultValue = url.textContent;
+      input.value = url.textContent;
+    });
+  });
+
   // frameOf returns the frame under a takeover the event is on, or null.
   function frameOf(ev) {
     var frame = ev.target.closest && ev.target.closest(".frame");

@@ -130,7 +130,14 @@ func typeInto(t *testing.T, p *rod.Page, selector, text string) {
 func clickOn(t *testing.T, p *rod.Page, selector string) {
 	t.Helper()
 	p.MustElement(selector)
-	res, err := p.Eval(`s => { const r = document.querySelector(s).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] }`, selector)
+	// A real click lands where the element is on the screen: bring it into
+	// view first (a focused field elsewhere may have scrolled the page).
+	res, err := p.Eval(`s => {
+		const e = document.querySelector(s);
+		e.scrollIntoView({block: 'center', inline: 'center'});
+		const r = e.getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2];
+	}`, selector)
 	if err != nil {
 		t.Fatalf("locate %s: %v", selector, err)
 	}

@@ -61,6 +61,34 @@ func TestAddressBarInTakeover(t *testing.T) {
 		t.Fatal("no last frame during the takeover: the check after Done would prove nothing")
 	}
 
+	// A redraw of the tabs (the tab's address changes, here sent from the
+	// browser's side) keeps what the person is typing in the bar, the
+	// focus, and the answer beside it; once the person is not typing, the
+	// next redraw shows the tab's address in the bar.
+	page.MustEval(`() => {
+		const i = document.querySelector('#live .live-goto-url');
+		i.focus();
+		i.value = 'half-typed';
+		i.dispatchEvent(new Event('input', {bubbles: true}));
+	}`)
+	third := site.URL("/login?again=1")
+	if err := d.bm.GoTo(ctx, runID, tabs[0].ID, third); err != nil {
+		t.Fatalf("go to %s: %v", third, err)
+	}
+	until(t, page, "the third address in the live view", `() => document.querySelector('#live .live-tab .live-url').textContent === `+jsString(third), 30*time.Second)
+	bar := text(t, page, `() => {
+		const i = document.querySelector('#live .live-goto-url'), r = document.querySelector('#live .live-goto-refused');
+		return [i.value, String(document.activeElement === i), r ? 'refusal kept' : 'refusal gone'].join('|');
+	}`)
+	if bar != "half-typed|true|refusal kept" {
+		t.Fatalf("after a redraw the bar is %q, want half-typed|true|refusal kept", bar)
+	}
+	page.MustEval(`() => document.activeElement.blur()`)
+	if err := d.bm.GoTo(ctx, runID, tabs[0].ID, target); err != nil {
+		t.Fatalf("go to %s: %v", target, err)
+	}
+	until(t, page, "the bar showing the tab's address again", `() => document.querySelector('#live .live-goto-url').value === `+jsString(target), 30*time.Second)
+
 	clickOn(t, page, "#takeover-done")
 	run, err := d.eng.Wait(ctx, runID, nil)
 	if err != nil || run.Status != engine.StatusSucceeded {
