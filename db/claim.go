@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -41,7 +42,7 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 			WHERE id IN (SELECT id FROM runs
 				WHERE status = 'queued' AND (session_owner_id = '' OR session_owner_id = :owner)
 				ORDER BY created_at, id LIMIT :n)
-			RETURNING `+runColumns,
+			RETURNING `+sqlcommon.RunColumns,
 			sql.Named("owner", c.OwnerID), sql.Named("lease", c.LeaseUntil),
 			sql.Named("now", c.Now), sql.Named("n", n))
 		if err != nil {
@@ -49,7 +50,7 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 		}
 		// RETURNING gives the rows as updated, so no second read is needed.
 		for rows.Next() {
-			r, err := scanRun(rows)
+			r, err := sqlcommon.ScanRun(rows)
 			if err != nil {
 				rows.Close()
 				return fmt.Errorf("db: claim runs: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -20,7 +21,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 	if !f.Status.Terminal() {
 		return fmt.Errorf("db: finish run %s: status %q is not terminal", f.RunID, f.Status)
 	}
-	errJSON, err := encodeError(f.Error)
+	errJSON, err := sqlcommon.EncodeError(f.Error)
 	if err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 				progress_failed = CASE WHEN :set THEN :pfailed ELSE progress_failed END,
 				progress_message = CASE WHEN :set THEN :pmsg ELSE progress_message END
 			WHERE id = :id AND status = 'running' AND owner_id = :owner AND attempt = :attempt RETURNING attempt`,
-			sql.Named("status", string(f.Status)), sql.Named("result", nullJSON(f.Result)),
+			sql.Named("status", string(f.Status)), sql.Named("result", sqlcommon.NullJSON(f.Result)),
 			sql.Named("error", errJSON), sql.Named("now", f.Now), sql.Named("ttl", f.RunTTLMs),
 			sql.Named("set", set), sql.Named("pdone", p.DoneSteps), sql.Named("ptotal", p.TotalSteps),
 			sql.Named("pfailed", p.FailedSteps), sql.Named("pmsg", p.Message),
@@ -58,7 +59,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 // Errors: ErrNotFound.
 func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.Run, bool, error) {
 	runID, reason, now, runTTLMs := p.RunID, p.Reason, p.Now, p.RunTTLMs
-	errJSON, err := encodeError(p.Error)
+	errJSON, err := sqlcommon.EncodeError(p.Error)
 	if err != nil {
 		return nil, false, err
 	}
@@ -125,7 +126,7 @@ func (d *DB) KeepCanceled(ctx context.Context, p engine.KeepParams) error {
 		if err != nil {
 			return casError(ctx, tx, p.RunID, err)
 		}
-		e, err := decodeError(raw)
+		e, err := sqlcommon.DecodeError(raw)
 		if err != nil {
 			return fmt.Errorf("db: keep run %s: %w", p.RunID, err)
 		}
@@ -139,7 +140,7 @@ func (d *DB) KeepCanceled(ctx context.Context, p engine.KeepParams) error {
 		for k, v := range p.Details {
 			e.Details[k] = v
 		}
-		errJSON, err := encodeError(e)
+		errJSON, err := sqlcommon.EncodeError(e)
 		if err != nil {
 			return err
 		}

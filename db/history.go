@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -18,8 +19,8 @@ func (d *DB) ArchiveRuns(ctx context.Context, p engine.ArchiveParams) (int, erro
 	}
 	n := 0
 	err := d.writeTx(ctx, func(tx *txn) error {
-		runs, err := queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs
-			WHERE status IN `+terminalSQL+` AND expires_at <= ?
+		runs, err := queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs
+			WHERE status IN `+sqlcommon.TerminalSQL+` AND expires_at <= ?
 				AND id NOT IN (SELECT id FROM run_history)
 			ORDER BY expires_at LIMIT ?`, p.Now, batch)
 		if err != nil {

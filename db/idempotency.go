@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -23,7 +24,7 @@ func claimIdempotencyKey(ctx context.Context, tx sqlTx, c *engine.IdempotencyCla
 			SET run_id = excluded.run_id, expires_at = excluded.expires_at
 			WHERE idempotency_keys.expires_at <= :now
 			   OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = idempotency_keys.run_id
-			                  AND NOT (r.status IN `+terminalSQL+` AND r.expires_at <= :now))
+			                  AND NOT (r.status IN `+sqlcommon.TerminalSQL+` AND r.expires_at <= :now))
 		RETURNING run_id`,
 		sql.Named("tpl", c.TemplateID), sql.Named("key", c.Key), sql.Named("run", runID),
 		sql.Named("exp", c.ExpiresAt), sql.Named("now", c.Now)).Scan(&got)

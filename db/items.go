@@ -2,9 +2,9 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -33,19 +33,12 @@ func saveProgress(ctx context.Context, tx sqlTx, runID string, h engine.Holder, 
 	return nil
 }
 
-// itemEvent is the data of an "item" event.
-type itemEvent struct {
-	Index  int    `json:"index"`
-	Key    string `json:"key"`
-	Status string `json:"status"`
-}
-
 // SaveItem upserts an item checkpoint (by index) and the run's progress in
 // one transaction, with the same compare-and-set as SaveProgress, and appends
 // an "item" event: either the checkpoint and its progress are both stored or
 // neither is. Errors: ErrNotFound, ErrConflict (the run is no longer ours).
 func (d *DB) SaveItem(ctx context.Context, runID string, h engine.Holder, it engine.Item, p engine.Progress, now int64) error {
-	errJSON, err := encodeError(it.Error)
+	errJSON, err := sqlcommon.EncodeError(it.Error)
 	if err != nil {
 		return err
 	}
@@ -57,12 +50,12 @@ func (d *DB) SaveItem(ctx context.Context, runID string, h engine.Holder, it eng
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (run_id, idx) DO UPDATE SET key = excluded.key, status = excluded.status,
 				output = excluded.output, error = excluded.error`,
-			runID, it.Index, it.Key, it.Status, nullJSON(it.Output), errJSON)
+			runID, it.Index, it.Key, it.Status, sqlcommon.NullJSON(it.Output), errJSON)
 		if err != nil {
 			return fmt.Errorf("db: save item: %w", err)
 		}
 		return appendJSONEvent(ctx, tx, runID, eventItem,
-			itemEvent{Index: it.Index, Key: it.Key, Status: it.Status}, now)
+			sqlcommon.ItemEvent{Index: it.Index, Key: it.Key, Status: it.Status}, now)
 	})
 }
 
@@ -74,39 +67,15 @@ func (d *DB) ListItems(ctx context.Context, runID string) ([]engine.Item, error)
 
 // listItems is ListItems on q.
 func listItems(ctx context.Context, q queryer, runID string) ([]engine.Item, error) {
-	rows, err := q.QueryContext(ctx, `SELECT idx, key, status, output, error FROM run_items
+	return sqlcommon.ListItems(ctx, q, runID, `SELECT `+sqlcommon.ItemColumns+` FROM run_items
 		WHERE run_id = ? ORDER BY idx`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("db: list items: %w", err)
-	}
-	defer rows.Close()
-	items := []engine.Item{}
-	for rows.Next() {
-		var (
-			it              engine.Item
-			output, errJSON sql.NullString
-		)
-		if err := rows.Scan(&it.Index, &it.Key, &it.Status, &output, &errJSON); err != nil {
-			return nil, fmt.Errorf("db: list items: %w", err)
-		}
-		it.Output = rawOrNil(output)
-		if it.Error, err = decodeError(errJSON); err != nil {
-			return nil, fmt.Errorf("db: item %d of run %s: %w", it.Index, runID, err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: list items: %w", err)
-	}
-	return items, nil
 }
 
 // StoppedRuns returns the newest (at most 20) unexpired runs of a template
 // version that ended failed or canceled before q.Before, with the count of
 // their succeeded items (the ones AdoptItems copies).
 func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engine.StoppedRun, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT r.id, r.session_id, r.owns_session, r.inputs, r.output_schema,
-			(SELECT COUNT(*) FROM run_items i WHERE i.run_id = r.id AND i.status = 'succeeded')
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+sqlcommon.StoppedRunColumns+`
 		FROM runs r
 		WHERE r.template_id = ? AND r.template_version = ? AND r.status IN ('failed', 'canceled')
 			AND r.expires_at > ? AND r.created_at < ?
@@ -114,30 +83,7 @@ func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engi
 	if err != nil {
 		return nil, fmt.Errorf("db: stopped runs: %w", err)
 	}
-	defer rows.Close()
-	var out []engine.StoppedRun
-	for rows.Next() {
-		var (
-			r              engine.StoppedRun
-			owns           int
-			inputs, schema sql.NullString
-		)
-		if err := rows.Scan(&r.RunID, &r.SessionID, &owns, &inputs, &schema, &r.Items); err != nil {
-			return nil, fmt.Errorf("db: stopped runs: %w", err)
-		}
-		r.OwnsSession, r.Inputs, r.OutputSchema = owns == 1, rawOrNil(inputs), rawOrNil(schema)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: stopped runs: %w", err)
-	}
-	return out, nil
-}
-
-// adoptedEvent is the data of an "adopted" event.
-type adoptedEvent struct {
-	FromRunID string `json:"fromRunId"`
-	Items     int    `json:"items"`
+	return sqlcommon.Collect(rows, "stopped runs", sqlcommon.ScanStoppedRun)
 }
 
 // AdoptItems copies run from's succeeded items into run to, which must be
@@ -161,7 +107,7 @@ func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, n
 		if items, err = listItems(ctx, tx, to); err != nil {
 			return err
 		}
-		return appendJSONEvent(ctx, tx, to, "adopted", adoptedEvent{FromRunID: from, Items: len(items)}, now)
+		return appendJSONEvent(ctx, tx, to, "adopted", sqlcommon.AdoptedEvent{FromRunID: from, Items: len(items)}, now)
 	})
 	return items, err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -26,7 +27,7 @@ type purgeStep struct {
 // final write lands between ArchiveRuns and Purge (its expiry already
 // passed, with a tiny runTtlMs) waits for the next round instead of going
 // unrecorded.
-const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + terminalSQL + ` AND expires_at <= :now
+const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= :now
 	AND (:archived = 0 OR id IN (SELECT id FROM run_history))`
 
 // purgeSteps run in order. Artifacts become tombstones before their chunks
@@ -76,7 +77,7 @@ func (d *DB) Purge(ctx context.Context, p engine.PurgeParams) (int, error) {
 			err := d.write(ctx, func(tx *sql.Tx) error {
 				res, err := tx.ExecContext(ctx, step.sql, sql.Named("now", now),
 					sql.Named("tomb", tombstoneBefore), sql.Named("batch", batch), sql.Named("hist", p.HistoryBefore),
-					sql.Named("archived", boolInt(p.ArchivedOnly)))
+					sql.Named("archived", sqlcommon.BoolInt(p.ArchivedOnly)))
 				if err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -24,7 +25,7 @@ func TestPurgeThenCompactShrinksFile(t *testing.T) {
 	if _, _, err := d.CancelRun(ctx, engine.CancelRunParams{RunID: "run_old", Error: engine.Errorf(engine.RunCanceled, "c"), Now: 2}); err != nil {
 		t.Fatal(err)
 	}
-	big := bytes.Repeat([]byte{7}, 6*chunkSize)
+	big := bytes.Repeat([]byte{7}, 6*sqlcommon.ChunkSize)
 	if err := d.PutArtifact(ctx, engine.Artifact{ID: "art_old", RunID: "run_1", CreatedAt: 1, ExpiresAt: 100}, big); err != nil {
 		t.Fatal(err)
 	}

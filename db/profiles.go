@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -16,7 +17,7 @@ var _ engine.ProfileStore = (*DB)(nil)
 const profileColumns = `name, note, created_at, last_used_at, sites, size_bytes, holder_id, lease_expires_at`
 
 // scanProfile reads one row of profileColumns.
-func scanProfile(s rowScanner) (*engine.BrowserProfile, error) {
+func scanProfile(s sqlcommon.Scanner) (*engine.BrowserProfile, error) {
 	var (
 		p     engine.BrowserProfile
 		sites string

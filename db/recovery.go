@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -15,7 +16,7 @@ func (d *DB) ExpiredLeases(ctx context.Context, now int64) ([]*engine.Run, error
 	var runs []*engine.Run
 	err := d.readTx(ctx, func(tx *txn) error {
 		var err error
-		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs
+		runs, err = queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs
 			WHERE status = 'running' AND lease_expires_at <= ? ORDER BY lease_expires_at, id`, now)
 		return err
 	})
@@ -35,7 +36,7 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 	default:
 		return fmt.Errorf("db: recover run %s: cannot recover to %q", r.RunID, r.To)
 	}
-	errJSON, err := encodeError(r.Error)
+	errJSON, err := sqlcommon.EncodeError(r.Error)
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 // ids of the failed runs.
 func (d *DB) FailOrphanedSessionRuns(ctx context.Context, p engine.FailOrphansParams) ([]string, error) {
 	now, olderThan, runTTLMs := p.Now, p.OlderThan, p.RunTTLMs
-	errJSON, err := encodeError(p.Error)
+	errJSON, err := sqlcommon.EncodeError(p.Error)
 	if err != nil {
 		return nil, err
 	}

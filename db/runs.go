@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -49,28 +50,12 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 
 // insertRun writes every column of a new queued run.
 func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
-	errJSON, err := encodeError(r.Error)
+	args, err := sqlcommon.InsertRunArgs(r, idem)
 	if err != nil {
 		return err
 	}
-	key := r.IdempotencyKey
-	if key == "" && idem != nil {
-		key = idem.Key
-	}
-	updated := r.UpdatedAt
-	if updated == 0 {
-		updated = r.CreatedAt
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, template_id, template_version, session_id,
-		owns_session, status, mode, progress_done, progress_total, progress_failed, progress_message,
-		result, error, inputs, timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at,
-		attempt, idempotency_key, cancel_reason, created_at, updated_at, started_at, finished_at,
-		expires_at, output_schema, client_sampling, profile)
-		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`,
-		r.RunID, r.TemplateID, r.TemplateVersion, r.SessionID, boolInt(r.OwnsSession), string(r.Mode),
-		r.Progress.DoneSteps, r.Progress.TotalSteps, r.Progress.FailedSteps, r.Progress.Message,
-		nullJSON(r.Result), errJSON, nullJSON(r.Inputs), r.TimeoutMs, r.TTLMs, r.SessionOwnerID,
-		r.Attempt, key, r.CancelReason, r.CreatedAt, updated, r.ExpiresAt, nullJSON(r.OutputSchema), boolInt(r.ClientSampling), r.Profile)
+	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqlcommon.InsertRunColumns+`)
+		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`, args...)
 	if err != nil {
 		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
 	}
@@ -93,7 +78,7 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
 func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
-	where := []string{`NOT (status IN ` + terminalSQL + ` AND expires_at <= ?)`}
+	where := []string{`NOT (status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= ?)`}
 	args := []any{f.Now}
 	if f.Status != "" {
 		where = append(where, `status = ?`)
@@ -131,7 +116,7 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 			pageArgs = append(pageArgs, f.BeforeCreatedAt, f.BeforeCreatedAt, f.BeforeRunID)
 		}
 		var err error
-		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs WHERE `+pageCond+
+		runs, err = queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs WHERE `+pageCond+
 			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(pageArgs, limit, offset)...)
 		return err
 	})

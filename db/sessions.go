@@ -3,9 +3,9 @@ package db
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -13,24 +13,8 @@ import (
 // checks expires_at against its clock. Errors: ErrNotFound for an unknown or
 // closed session.
 func (d *DB) GetSession(ctx context.Context, sessionID string) (*engine.Session, error) {
-	var (
-		s      engine.Session
-		closed sql.NullInt64
-	)
-	err := d.r.QueryRowContext(ctx, `SELECT id, owner_id, created_at, last_used_at, expires_at, closed_at
-		FROM sessions WHERE id = ? AND closed_at IS NULL`, sessionID).
-		Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt, &closed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, engine.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("db: get session: %w", err)
-	}
-	if closed.Valid {
-		v := closed.Int64
-		s.ClosedAt = &v
-	}
-	return &s, nil
+	return sqlcommon.GetSession(ctx, d.r, "get session", `SELECT `+sqlcommon.SessionColumns+`
+		FROM sessions WHERE id = ? AND closed_at IS NULL`, sessionID)
 }
 
 // PutSession inserts or replaces a session row, so other processes can see
@@ -58,49 +42,24 @@ func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
 // its first closed_at stays) and returns the row as stored after the write.
 // Errors: ErrNotFound.
 func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) (*engine.Session, error) {
-	var s engine.Session
-	err := d.write(ctx, func(tx *sql.Tx) error {
-		var closed int64
-		err := tx.QueryRowContext(ctx, `UPDATE sessions SET closed_at = COALESCE(closed_at, ?) WHERE id = ?
-			RETURNING id, owner_id, created_at, last_used_at, expires_at, closed_at`, now, sessionID).
-			Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt, &closed)
-		if errors.Is(err, sql.ErrNoRows) {
-			return engine.ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("db: close session: %w", err)
-		}
-		s.ClosedAt = &closed
-		return nil
+	var s *engine.Session
+	err := d.write(ctx, func(tx *sql.Tx) (err error) {
+		s, err = sqlcommon.GetSession(ctx, tx, "close session", `UPDATE sessions SET closed_at = COALESCE(closed_at, ?)
+			WHERE id = ? RETURNING `+sqlcommon.SessionColumns, now, sessionID)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 // ListSessions returns the open sessions, newest first; ownerID "" lists
 // every owner's.
 func (d *DB) ListSessions(ctx context.Context, ownerID string) ([]*engine.Session, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT id, owner_id, created_at, last_used_at, expires_at
+	return sqlcommon.ListSessions(ctx, d.r, `SELECT `+sqlcommon.SessionColumns+`
 		FROM sessions WHERE closed_at IS NULL AND (? = '' OR owner_id = ?)
 		ORDER BY created_at DESC, id DESC`, ownerID, ownerID)
-	if err != nil {
-		return nil, fmt.Errorf("db: list sessions: %w", err)
-	}
-	defer rows.Close()
-	out := []*engine.Session{}
-	for rows.Next() {
-		var s engine.Session
-		if err := rows.Scan(&s.ID, &s.OwnerID, &s.CreatedAt, &s.LastUsedAt, &s.ExpiresAt); err != nil {
-			return nil, fmt.Errorf("db: list sessions: %w", err)
-		}
-		out = append(out, &s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: list sessions: %w", err)
-	}
-	return out, nil
 }
 
 // TouchSession records a use of an open session and moves its expiry.
@@ -112,12 +71,7 @@ func (d *DB) TouchSession(ctx context.Context, p engine.TouchSessionParams) erro
 		if err != nil {
 			return fmt.Errorf("db: touch session: %w", err)
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("db: touch session: %w", err)
-		} else if n == 0 {
-			return engine.ErrNotFound
-		}
-		return nil
+		return sqlcommon.TouchedOne(res, "touch session")
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -60,14 +61,14 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 			WHERE id IN (SELECT id FROM runs
 				WHERE status = 'queued' AND (session_owner_id = '' OR session_owner_id = $1)
 				ORDER BY created_at, id LIMIT $4::bigint FOR UPDATE SKIP LOCKED)
-			RETURNING `+runColumns,
+			RETURNING `+sqlcommon.RunColumns,
 			c.OwnerID, c.LeaseUntil, c.Now, n)
 		if err != nil {
 			return fmt.Errorf("db: claim runs: %w", err)
 		}
 		// RETURNING gives the rows as updated, so no second read is needed.
 		for rows.Next() {
-			r, err := scanRun(rows)
+			r, err := sqlcommon.ScanRun(rows)
 			if err != nil {
 				rows.Close()
 				return fmt.Errorf("db: claim runs: %w", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -64,7 +65,7 @@ func appendEvent(ctx context.Context, tx sqlTx, runID, typ string, data json.Raw
 		return fmt.Errorf("db: append event: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_events (run_id, seq, at, type, data) VALUES ($1, $2, $3, $4, $5)`,
-		runID, seq, now, typ, nullJSON(data)); err != nil {
+		runID, seq, now, typ, sqlcommon.NullJSON(data)); err != nil {
 		return fmt.Errorf("db: append event: %w", err)
 	}
 	return nil
@@ -107,7 +108,7 @@ func (d *DB) ListEvents(ctx context.Context, p engine.ListEventsParams) ([]engin
 		if err := rows.Scan(&e.Seq, &e.At, &e.Type, &data); err != nil {
 			return nil, fmt.Errorf("db: list events: %w", err)
 		}
-		e.Data = rawOrNil(data)
+		e.Data = sqlcommon.RawOrNil(data)
 		events = append(events, e)
 	}
 	if err := rows.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -20,7 +21,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 	if !f.Status.Terminal() {
 		return fmt.Errorf("db: finish run %s: status %q is not terminal", f.RunID, f.Status)
 	}
-	errJSON, err := encodeError(f.Error)
+	errJSON, err := sqlcommon.EncodeError(f.Error)
 	if err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 				progress_failed = CASE WHEN $6::boolean THEN $9 ELSE progress_failed END,
 				progress_message = CASE WHEN $6::boolean THEN $10 ELSE progress_message END
 			WHERE id = $11 AND status = 'running' AND owner_id = $12 AND attempt = $13 RETURNING attempt`,
-			string(f.Status), nullJSON(f.Result), errJSON, f.Now, f.RunTTLMs,
+			string(f.Status), sqlcommon.NullJSON(f.Result), errJSON, f.Now, f.RunTTLMs,
 			set, p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message,
 			f.RunID, f.OwnerID, f.Attempt).Scan(&attempt)
 		if err != nil {
@@ -56,7 +57,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 // Errors: ErrNotFound.
 func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.Run, bool, error) {
 	runID, reason, now, runTTLMs := p.RunID, p.Reason, p.Now, p.RunTTLMs
-	errJSON, err := encodeError(p.Error)
+	errJSON, err := sqlcommon.EncodeError(p.Error)
 	if err != nil {
 		return nil, false, err
 	}
@@ -122,7 +123,7 @@ func (d *DB) KeepCanceled(ctx context.Context, p engine.KeepParams) error {
 		if err != nil {
 			return casError(ctx, tx, p.RunID, err)
 		}
-		e, err := decodeError(raw)
+		e, err := sqlcommon.DecodeError(raw)
 		if err != nil {
 			return fmt.Errorf("db: keep run %s: %w", p.RunID, err)
 		}
@@ -136,7 +137,7 @@ func (d *DB) KeepCanceled(ctx context.Context, p engine.KeepParams) error {
 		for k, v := range p.Details {
 			e.Details[k] = v
 		}
-		errJSON, err := encodeError(e)
+		errJSON, err := sqlcommon.EncodeError(e)
 		if err != nil {
 			return err
 		}

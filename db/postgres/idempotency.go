@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -34,7 +35,7 @@ func claimIdempotencyKey(ctx context.Context, tx sqlTx, c *engine.IdempotencyCla
 			SET run_id = excluded.run_id, expires_at = excluded.expires_at
 			WHERE idempotency_keys.expires_at <= $5
 			   OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = idempotency_keys.run_id
-			                  AND NOT (r.status IN `+terminalSQL+` AND r.expires_at <= $5))
+			                  AND NOT (r.status IN `+sqlcommon.TerminalSQL+` AND r.expires_at <= $5))
 		RETURNING run_id`,
 		c.TemplateID, c.Key, runID, c.ExpiresAt, c.Now).Scan(&got)
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -26,7 +27,7 @@ type purgeStep struct {
 // only runs that have their history row go: a run whose final write lands
 // between ArchiveRuns and Purge (its expiry already passed, with a tiny
 // runTtlMs) waits for the next round instead of going unrecorded.
-const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + terminalSQL + ` AND expires_at <= $1
+const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= $1
 	AND (NOT $2::boolean OR id IN (SELECT id FROM run_history))`
 
 // purgeSteps run in order. Artifacts become tombstones before their chunks

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -20,7 +21,7 @@ const profileColumns = `name, note, created_at, last_used_at, sites, size_bytes,
 // scanProfile reads one row of profileColumns. A sites value that is not a
 // JSON array reads as no sites: the list is informational and a bad value
 // must not make the profile unusable.
-func scanProfile(s rowScanner) (*engine.BrowserProfile, error) {
+func scanProfile(s sqlcommon.Scanner) (*engine.BrowserProfile, error) {
 	var (
 		p     engine.BrowserProfile
 		sites string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -14,7 +15,7 @@ func (d *DB) ExpiredLeases(ctx context.Context, now int64) ([]*engine.Run, error
 	var runs []*engine.Run
 	err := d.readTx(ctx, func(tx *txn) error {
 		var err error
-		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs
+		runs, err = queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs
 			WHERE status = 'running' AND lease_expires_at <= $1 ORDER BY lease_expires_at, id`, now)
 		return err
 	})
@@ -34,7 +35,7 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 	default:
 		return fmt.Errorf("db: recover run %s: cannot recover to %q", r.RunID, r.To)
 	}
-	errJSON, err := encodeError(r.Error)
+	errJSON, err := sqlcommon.EncodeError(r.Error)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 // ids of the failed runs.
 func (d *DB) FailOrphanedSessionRuns(ctx context.Context, p engine.FailOrphansParams) ([]string, error) {
 	now, olderThan, runTTLMs := p.Now, p.OlderThan, p.RunTTLMs
-	errJSON, err := encodeError(p.Error)
+	errJSON, err := sqlcommon.EncodeError(p.Error)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -49,28 +50,12 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 
 // insertRun writes every column of a new queued run.
 func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
-	errJSON, err := encodeError(r.Error)
+	args, err := sqlcommon.InsertRunArgs(r, idem)
 	if err != nil {
 		return err
 	}
-	key := r.IdempotencyKey
-	if key == "" && idem != nil {
-		key = idem.Key
-	}
-	updated := r.UpdatedAt
-	if updated == 0 {
-		updated = r.CreatedAt
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, template_id, template_version, session_id,
-		owns_session, status, mode, progress_done, progress_total, progress_failed, progress_message,
-		result, error, inputs, timeout_ms, ttl_ms, owner_id, session_owner_id, lease_expires_at,
-		attempt, idempotency_key, cancel_reason, created_at, updated_at, started_at, finished_at,
-		expires_at, output_schema, client_sampling, profile)
-		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`,
-		r.RunID, r.TemplateID, r.TemplateVersion, r.SessionID, boolInt(r.OwnsSession), string(r.Mode),
-		r.Progress.DoneSteps, r.Progress.TotalSteps, r.Progress.FailedSteps, r.Progress.Message,
-		nullJSON(r.Result), errJSON, nullJSON(r.Inputs), r.TimeoutMs, r.TTLMs, r.SessionOwnerID,
-		r.Attempt, key, r.CancelReason, r.CreatedAt, updated, r.ExpiresAt, nullJSON(r.OutputSchema), boolInt(r.ClientSampling), r.Profile)
+	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqlcommon.InsertRunColumns+`)
+		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`, args...)
 	if err != nil {
 		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
 	}
@@ -95,7 +80,7 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
 	// Every filter is in the statement, switched off by an empty value, so
 	// the text is the same whatever the filter.
-	const cond = `NOT (status IN ` + terminalSQL + ` AND expires_at <= $1)
+	const cond = `NOT (status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= $1)
 		AND ($2 = '' OR status = $2) AND ($3 = '' OR template_id = $3) AND ($4 = '' OR session_id = $4)
 		AND ($5 = '' OR profile = $5)`
 	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID, f.Profile}
@@ -113,7 +98,7 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 			return fmt.Errorf("db: count runs: %w", err)
 		}
 		var err error
-		runs, err = queryRuns(ctx, tx, `SELECT `+runColumns+` FROM runs WHERE `+cond+`
+		runs, err = queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs WHERE `+cond+`
 			AND ($6 = '' OR created_at < $7 OR (created_at = $7 AND id < $6))
 			ORDER BY created_at DESC, id DESC LIMIT $8::bigint OFFSET $9`,
 			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, offset)...)
