@@ -135,8 +135,14 @@ func TestMigrationsConcurrentOpenAndReopen(t *testing.T) {
 	if err := dbs[0].r.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if rows != latestVersion() {
-		t.Errorf("schema_migrations rows = %d, want %d", rows, latestVersion())
+	// One row a migration (the numbers may skip: a number is kept free
+	// for a branch that adds its own migration).
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(ms) {
+		t.Errorf("schema_migrations rows = %d, want %d", rows, len(ms))
 	}
 	mustCreate(t, dbs[1], queuedRun("run_a", 1))
 

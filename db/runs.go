@@ -78,6 +78,31 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
 func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
+	countSQL, countArgs, pageSQL, pageArgs := listRunsSQL(f)
+	var (
+		runs  []*engine.Run
+		total int
+	)
+	err := d.readTx(ctx, func(tx *txn) error {
+		if err := tx.QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+			return fmt.Errorf("db: count runs: %w", err)
+		}
+		var err error
+		runs, err = queryRuns(ctx, tx, pageSQL, pageArgs...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return runs, total, nil
+}
+
+// listRunsSQL is ListRuns' two statements for f, with their arguments:
+// the count of the runs f matches and one page of them. Only the filters f
+// sets are in the text (SQLite plans each text once and caches it), so
+// each filter can use its index (runs_template_created,
+// runs_session_created, runs_profile_created).
+func listRunsSQL(f engine.RunFilter) (countSQL string, countArgs []any, pageSQL string, pageArgs []any) {
 	where := []string{`NOT (status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= ?)`}
 	args := []any{f.Now}
 	if f.Status != "" {
@@ -102,26 +127,12 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 		limit = -1
 	}
 	offset := max(f.Offset, 0)
-	var (
-		runs  []*engine.Run
-		total int
-	)
-	err := d.readTx(ctx, func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+cond, args...).Scan(&total); err != nil {
-			return fmt.Errorf("db: count runs: %w", err)
-		}
-		pageCond, pageArgs := cond, append([]any(nil), args...)
-		if f.BeforeRunID != "" {
-			pageCond += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
-			pageArgs = append(pageArgs, f.BeforeCreatedAt, f.BeforeCreatedAt, f.BeforeRunID)
-		}
-		var err error
-		runs, err = queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs WHERE `+pageCond+
-			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(pageArgs, limit, offset)...)
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
+	pageCond, pageArgs := cond, append([]any(nil), args...)
+	if f.BeforeRunID != "" {
+		pageCond += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		pageArgs = append(pageArgs, f.BeforeCreatedAt, f.BeforeCreatedAt, f.BeforeRunID)
 	}
-	return runs, total, nil
+	return `SELECT COUNT(*) FROM runs WHERE ` + cond, args,
+		`SELECT ` + sqlcommon.RunColumns + ` FROM runs WHERE ` + pageCond +
+			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(pageArgs, limit, offset)
 }

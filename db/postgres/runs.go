@@ -78,30 +78,22 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
 func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
-	// Every filter is in the statement, switched off by an empty value, so
-	// the text is the same whatever the filter.
-	const cond = `NOT (status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= $1)
-		AND ($2 = '' OR status = $2) AND ($3 = '' OR template_id = $3) AND ($4 = '' OR session_id = $4)
-		AND ($5 = '' OR profile = $5)`
-	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID, f.Profile}
 	var limit any // NULL: no limit
 	if f.Limit > 0 {
 		limit = f.Limit
 	}
-	offset := max(f.Offset, 0)
+	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID, f.Profile}
 	var (
 		runs  []*engine.Run
 		total int
 	)
 	err := d.readTx(ctx, func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+cond, args...).Scan(&total); err != nil {
+		if err := tx.QueryRowContext(ctx, listRunsCountSQL, args...).Scan(&total); err != nil {
 			return fmt.Errorf("db: count runs: %w", err)
 		}
 		var err error
-		runs, err = queryRuns(ctx, tx, `SELECT `+sqlcommon.RunColumns+` FROM runs WHERE `+cond+`
-			AND ($6 = '' OR created_at < $7 OR (created_at = $7 AND id < $6))
-			ORDER BY created_at DESC, id DESC LIMIT $8::bigint OFFSET $9`,
-			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, offset)...)
+		runs, err = queryRuns(ctx, tx, listRunsPageSQL,
+			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, max(f.Offset, 0))...)
 		return err
 	})
 	if err != nil {
@@ -109,3 +101,22 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 	}
 	return runs, total, nil
 }
+
+// listRunsCond is ListRuns' filter. Every filter is in the statement,
+// switched off by an empty value, so the text is the same whatever the
+// filter; a set filter's value is known when the statement is planned
+// (custom plans), so the profile test folds to profile = $5 and
+// runs_profile_created serves it, like the template and session indexes.
+const listRunsCond = `NOT (status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= $1)
+		AND ($2 = '' OR status = $2) AND ($3 = '' OR template_id = $3) AND ($4 = '' OR session_id = $4)
+		AND ($5 = '' OR profile = $5)`
+
+// listRunsCountSQL counts the runs ListRuns' filter matches (arguments:
+// now, status, template, session, profile).
+const listRunsCountSQL = `SELECT COUNT(*) FROM runs WHERE ` + listRunsCond
+
+// listRunsPageSQL is one page of ListRuns (the count's arguments, then the
+// keyset cursor's run id and created_at, limit and offset).
+const listRunsPageSQL = `SELECT ` + sqlcommon.RunColumns + ` FROM runs WHERE ` + listRunsCond + `
+		AND ($6 = '' OR created_at < $7 OR (created_at = $7 AND id < $6))
+		ORDER BY created_at DESC, id DESC LIMIT $8::bigint OFFSET $9`
