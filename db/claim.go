@@ -72,8 +72,8 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) ([]*engine.Run, erro
 			return runs[i].RunID < runs[j].RunID
 		})
 		for _, r := range runs {
-			if err := appendJSONEvent(ctx, tx, r.RunID, eventStatus,
-				statusEvent{Status: engine.StatusRunning, Attempt: r.Attempt}, c.Now); err != nil {
+			if err := appendJSONEvent(ctx, tx, r.RunID, sqlcommon.EventStatus,
+				sqlcommon.StatusEvent{Status: engine.StatusRunning, Attempt: r.Attempt}, c.Now); err != nil {
 				return err
 			}
 		}
@@ -134,7 +134,7 @@ func (d *DB) RequeueRun(ctx context.Context, runID string, h engine.Holder, now 
 		if err != nil {
 			return casError(ctx, tx, runID, err)
 		}
-		return appendJSONEvent(ctx, tx, runID, eventStatus,
-			statusEvent{Status: engine.StatusQueued, Attempt: attempt}, now)
+		return appendJSONEvent(ctx, tx, runID, sqlcommon.EventStatus,
+			sqlcommon.StatusEvent{Status: engine.StatusQueued, Attempt: attempt}, now)
 	})
 }

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
@@ -27,25 +25,16 @@ func (d *DB) ArchiveRuns(ctx context.Context, p engine.ArchiveParams) (int, erro
 			return err
 		}
 		for _, r := range runs {
-			var code, msg string
-			if r.Error != nil {
-				code, msg = string(r.Error.Code), r.Error.Message
-			}
 			summary := ""
 			if p.Summarize != nil {
 				summary = p.Summarize(r.TemplateID, r.Inputs)
 			}
-			ids, err := json.Marshal(r.ArtifactIDs)
+			args, err := sqlcommon.HistoryArgs(r, p.Now, p.Now+p.HistoryTTLMs, summary)
 			if err != nil {
-				return fmt.Errorf("db: archive run %s: %w", r.RunID, err)
+				return err
 			}
-			_, err = tx.ExecContext(ctx, `INSERT INTO run_history (id, template_id, template_version, session_id,
-					status, created_at, started_at, finished_at, forgotten_at, progress_done, progress_total,
-					progress_failed, error_code, error_message, inputs_summary, artifact_ids, expires_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				r.RunID, r.TemplateID, r.TemplateVersion, r.SessionID, string(r.Status), r.CreatedAt,
-				r.StartedAt, r.FinishedAt, p.Now, r.Progress.DoneSteps, r.Progress.TotalSteps,
-				r.Progress.FailedSteps, code, msg, summary, string(ids), p.Now+p.HistoryTTLMs)
+			_, err = tx.ExecContext(ctx, `INSERT INTO run_history (`+sqlcommon.HistoryColumns+`)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 			if err != nil {
 				return fmt.Errorf("db: archive run %s: %w", r.RunID, err)
 			}
@@ -66,40 +55,14 @@ func (d *DB) ListHistory(ctx context.Context, q engine.HistoryQuery) ([]engine.H
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := d.reader().QueryContext(ctx, `SELECT id, template_id, template_version, session_id, status,
-			created_at, started_at, finished_at, forgotten_at, progress_done, progress_total, progress_failed,
-			error_code, error_message, inputs_summary, artifact_ids, expires_at
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+sqlcommon.HistoryColumns+`
 		FROM run_history WHERE expires_at > ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, q.Now, limit, max(q.Offset, 0))
 	if err != nil {
 		return nil, 0, fmt.Errorf("db: list history: %w", err)
 	}
-	defer rows.Close()
-	out := []engine.HistoryRun{}
-	for rows.Next() {
-		var (
-			h                 engine.HistoryRun
-			status, ids       string
-			started, finished sql.NullInt64
-		)
-		if err := rows.Scan(&h.RunID, &h.TemplateID, &h.TemplateVersion, &h.SessionID, &status, &h.CreatedAt,
-			&started, &finished, &h.ForgottenAt, &h.Progress.DoneSteps, &h.Progress.TotalSteps, &h.Progress.FailedSteps,
-			&h.ErrorCode, &h.ErrorMessage, &h.InputsSummary, &ids, &h.ExpiresAt); err != nil {
-			return nil, 0, fmt.Errorf("db: list history: %w", err)
-		}
-		h.Status = engine.RunStatus(status)
-		if started.Valid {
-			h.StartedAt = &started.Int64
-		}
-		if finished.Valid {
-			h.FinishedAt = &finished.Int64
-		}
-		if err := json.Unmarshal([]byte(ids), &h.ArtifactIDs); err != nil || h.ArtifactIDs == nil {
-			h.ArtifactIDs = []string{}
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("db: list history: %w", err)
+	out, err := sqlcommon.Collect(rows, "list history", sqlcommon.ScanHistory)
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, total, nil
 }

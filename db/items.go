@@ -54,7 +54,7 @@ func (d *DB) SaveItem(ctx context.Context, runID string, h engine.Holder, it eng
 		if err != nil {
 			return fmt.Errorf("db: save item: %w", err)
 		}
-		return appendJSONEvent(ctx, tx, runID, eventItem,
+		return appendJSONEvent(ctx, tx, runID, sqlcommon.EventItem,
 			sqlcommon.ItemEvent{Index: it.Index, Key: it.Key, Status: it.Status}, now)
 	})
 }

@@ -13,24 +13,6 @@ import (
 
 var _ engine.ProfileStore = (*DB)(nil)
 
-// profileColumns is the SELECT list scanProfile reads.
-const profileColumns = `name, note, created_at, last_used_at, sites, size_bytes, holder_id, lease_expires_at`
-
-// scanProfile reads one row of profileColumns.
-func scanProfile(s sqlcommon.Scanner) (*engine.BrowserProfile, error) {
-	var (
-		p     engine.BrowserProfile
-		sites string
-	)
-	if err := s.Scan(&p.Name, &p.Note, &p.CreatedAt, &p.LastUsedAt, &sites, &p.SizeBytes, &p.HolderID, &p.LeaseExpiresAt); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal([]byte(sites), &p.Sites); err != nil || p.Sites == nil {
-		p.Sites = []string{}
-	}
-	return &p, nil
-}
-
 // CreateProfile inserts a profile. Errors: ErrConflict for a name in use.
 func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
@@ -52,7 +34,7 @@ func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 
 // GetProfile returns one profile. Errors: ErrNotFound.
 func (d *DB) GetProfile(ctx context.Context, name string) (*engine.BrowserProfile, error) {
-	p, err := scanProfile(d.r.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM profiles WHERE name = ?`, name))
+	p, err := sqlcommon.ScanProfile(d.r.QueryRowContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, engine.ErrNotFound
 	}
@@ -64,14 +46,14 @@ func (d *DB) GetProfile(ctx context.Context, name string) (*engine.BrowserProfil
 
 // ListProfiles returns every profile by name.
 func (d *DB) ListProfiles(ctx context.Context) ([]engine.BrowserProfile, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY name`)
+	rows, err := d.r.QueryContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("db: list profiles: %w", err)
 	}
 	defer rows.Close()
 	out := []engine.BrowserProfile{}
 	for rows.Next() {
-		p, err := scanProfile(rows)
+		p, err := sqlcommon.ScanProfile(rows)
 		if err != nil {
 			return nil, fmt.Errorf("db: list profiles: %w", err)
 		}

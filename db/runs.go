@@ -34,8 +34,8 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 		if err := insertRun(ctx, tx, run, idem); err != nil {
 			return err
 		}
-		if err := appendJSONEvent(ctx, tx, run.RunID, eventCreated,
-			statusEvent{Status: engine.StatusQueued}, run.CreatedAt); err != nil {
+		if err := appendJSONEvent(ctx, tx, run.RunID, sqlcommon.EventCreated,
+			sqlcommon.StatusEvent{Status: engine.StatusQueued}, run.CreatedAt); err != nil {
 			return err
 		}
 		var err error

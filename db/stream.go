@@ -41,6 +41,6 @@ func (d *DB) PutArtifactFrom(ctx context.Context, a engine.Artifact, r io.Reader
 		if err := sqlcommon.CopyChunks(ctx, tx, insertChunkSQL, a.ID, r, a.Size); err != nil {
 			return err
 		}
-		return appendJSONEvent(ctx, tx, a.RunID, eventArtifact, sqlcommon.EventOf(a), a.CreatedAt)
+		return appendJSONEvent(ctx, tx, a.RunID, sqlcommon.EventArtifact, sqlcommon.EventOf(a), a.CreatedAt)
 	})
 }

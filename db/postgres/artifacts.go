@@ -28,7 +28,7 @@ func (d *DB) PutArtifact(ctx context.Context, a engine.Artifact, data []byte) er
 		if err := insertArtifact(ctx, tx, a, data); err != nil {
 			return err
 		}
-		return appendJSONEvent(ctx, tx, a.RunID, eventArtifact, sqlcommon.EventOf(a), a.CreatedAt)
+		return appendJSONEvent(ctx, tx, a.RunID, sqlcommon.EventArtifact, sqlcommon.EventOf(a), a.CreatedAt)
 	})
 }
 

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
@@ -45,7 +44,7 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 		if err != nil {
 			return casError(ctx, tx, f.RunID, err)
 		}
-		return appendJSONEvent(ctx, tx, f.RunID, eventStatus, statusEvent{Status: f.Status, Attempt: attempt}, f.Now)
+		return appendJSONEvent(ctx, tx, f.RunID, sqlcommon.EventStatus, sqlcommon.StatusEvent{Status: f.Status, Attempt: attempt}, f.Now)
 	})
 }
 
@@ -79,8 +78,8 @@ func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.R
 			return fmt.Errorf("db: cancel run: %w", err)
 		}
 		if changed = n == 1; changed {
-			if err := appendJSONEvent(ctx, tx, runID, eventStatus,
-				statusEvent{Status: engine.StatusCanceled}, now); err != nil {
+			if err := appendJSONEvent(ctx, tx, runID, sqlcommon.EventStatus,
+				sqlcommon.StatusEvent{Status: engine.StatusCanceled}, now); err != nil {
 				return err
 			}
 		}
@@ -94,20 +93,9 @@ func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.R
 }
 
 // casError explains a compare-and-set write that matched no row: the run is
-// missing (ErrNotFound) or in another state (ErrConflict). Any error other
-// than sql.ErrNoRows is wrapped as is.
+// missing (ErrNotFound) or in another state (ErrConflict).
 func casError(ctx context.Context, tx sqlTx, runID string, err error) error {
-	if !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("db: update run %s: %w", runID, err)
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = $1`, runID).Scan(&n); err != nil {
-		return fmt.Errorf("db: update run %s: %w", runID, err)
-	}
-	if n == 0 {
-		return engine.ErrNotFound
-	}
-	return engine.ErrConflict
+	return sqlcommon.CASError(ctx, tx, runExistsSQL, runID, err)
 }
 
 // KeepCanceled adds what a canceled run kept to its error (message note and

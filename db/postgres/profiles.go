@@ -15,26 +15,6 @@ import (
 // database can hand a profile from one to another through its lease.
 var _ engine.ProfileStore = (*DB)(nil)
 
-// profileColumns is the SELECT list scanProfile reads.
-const profileColumns = `name, note, created_at, last_used_at, sites, size_bytes, holder_id, lease_expires_at`
-
-// scanProfile reads one row of profileColumns. A sites value that is not a
-// JSON array reads as no sites: the list is informational and a bad value
-// must not make the profile unusable.
-func scanProfile(s sqlcommon.Scanner) (*engine.BrowserProfile, error) {
-	var (
-		p     engine.BrowserProfile
-		sites string
-	)
-	if err := s.Scan(&p.Name, &p.Note, &p.CreatedAt, &p.LastUsedAt, &sites, &p.SizeBytes, &p.HolderID, &p.LeaseExpiresAt); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal([]byte(sites), &p.Sites); err != nil || p.Sites == nil {
-		p.Sites = []string{}
-	}
-	return &p, nil
-}
-
 // CreateProfile inserts a profile. Errors: ErrConflict for a name in use.
 func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
@@ -56,7 +36,7 @@ func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 
 // GetProfile returns one profile. Errors: ErrNotFound.
 func (d *DB) GetProfile(ctx context.Context, name string) (*engine.BrowserProfile, error) {
-	p, err := scanProfile(d.reader().QueryRowContext(ctx, `SELECT `+profileColumns+` FROM profiles WHERE name = $1`, name))
+	p, err := sqlcommon.ScanProfile(d.reader().QueryRowContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles WHERE name = $1`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, engine.ErrNotFound
 	}
@@ -70,14 +50,14 @@ func (d *DB) GetProfile(ctx context.Context, name string) (*engine.BrowserProfil
 // engine's name rule), so COLLATE "C" gives the byte order SQLite's does
 // whatever the database's locale.
 func (d *DB) ListProfiles(ctx context.Context) ([]engine.BrowserProfile, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY name COLLATE "C"`)
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles ORDER BY name COLLATE "C"`)
 	if err != nil {
 		return nil, fmt.Errorf("db: list profiles: %w", err)
 	}
 	defer rows.Close()
 	out := []engine.BrowserProfile{}
 	for rows.Next() {
-		p, err := scanProfile(rows)
+		p, err := sqlcommon.ScanProfile(rows)
 		if err != nil {
 			return nil, fmt.Errorf("db: list profiles: %w", err)
 		}

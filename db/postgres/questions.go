@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -20,7 +21,7 @@ func (d *DB) AddQuestion(ctx context.Context, q engine.Question) error {
 			(run_id, request_id, kind, message, request, requested_at, expires_at, public_key)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (run_id, request_id) DO UPDATE
 			SET public_key = excluded.public_key WHERE run_inputs.response IS NULL`,
-			q.RunID, q.RequestID, q.Kind, q.Message, string(q.Request), q.RequestedAt, q.ExpiresAt, nullBytes(q.PublicKey))
+			q.RunID, q.RequestID, q.Kind, q.Message, string(q.Request), q.RequestedAt, q.ExpiresAt, sqlcommon.NullBytes(q.PublicKey))
 		if err != nil {
 			return fmt.Errorf("db: add input request: %w", err)
 		}
@@ -30,58 +31,23 @@ func (d *DB) AddQuestion(ctx context.Context, q engine.Question) error {
 
 // Questions returns a run's questions in the order they were asked.
 func (d *DB) Questions(ctx context.Context, runID string) ([]engine.Question, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT `+questionColumns+` FROM run_inputs
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+sqlcommon.QuestionColumns+` FROM run_inputs
 		WHERE run_id = $1 ORDER BY requested_at, request_id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("db: list input requests: %w", err)
 	}
-	return scanInputs(rows)
+	return sqlcommon.CollectQuestions(rows)
 }
 
 // OutstandingQuestions returns the unanswered questions of every run that
 // have not expired at now, oldest first.
 func (d *DB) OutstandingQuestions(ctx context.Context, now int64) ([]engine.Question, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT `+questionColumns+` FROM run_inputs
+	rows, err := d.reader().QueryContext(ctx, `SELECT `+sqlcommon.QuestionColumns+` FROM run_inputs
 		WHERE response IS NULL AND expires_at > $1 ORDER BY requested_at, run_id, request_id`, now)
 	if err != nil {
 		return nil, fmt.Errorf("db: list outstanding input requests: %w", err)
 	}
-	return scanInputs(rows)
-}
-
-const questionColumns = `run_id, request_id, kind, message, request, requested_at, expires_at, response, answered_at, public_key`
-
-func scanInputs(rows *sql.Rows) ([]engine.Question, error) {
-	defer rows.Close()
-	out := []engine.Question{}
-	for rows.Next() {
-		var q engine.Question
-		var request string
-		var response sql.NullString
-		var answeredAt sql.NullInt64
-		if err := rows.Scan(&q.RunID, &q.RequestID, &q.Kind, &q.Message, &request, &q.RequestedAt, &q.ExpiresAt,
-			&response, &answeredAt, &q.PublicKey); err != nil {
-			return nil, fmt.Errorf("db: scan input request: %w", err)
-		}
-		q.Request = []byte(request)
-		if response.Valid {
-			q.Response = []byte(response.String)
-			q.AnsweredAt = answeredAt.Int64
-		}
-		out = append(out, q)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: list input requests: %w", err)
-	}
-	return out, nil
-}
-
-// nullBytes is NULL for an empty slice.
-func nullBytes(b []byte) any {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
+	return sqlcommon.CollectQuestions(rows)
 }
 
 // SaveAnswer stores the response of an outstanding question that has not

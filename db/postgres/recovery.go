@@ -55,7 +55,7 @@ func (d *DB) RecoverRun(ctx context.Context, r engine.Recovery) error {
 		if err != nil {
 			return casError(ctx, tx, r.RunID, err)
 		}
-		return appendJSONEvent(ctx, tx, r.RunID, eventStatus, statusEvent{Status: r.To, Attempt: attempt}, r.Now)
+		return appendJSONEvent(ctx, tx, r.RunID, sqlcommon.EventStatus, sqlcommon.StatusEvent{Status: r.To, Attempt: attempt}, r.Now)
 	})
 }
 
@@ -99,7 +99,7 @@ func (d *DB) FailOrphanedSessionRuns(ctx context.Context, p engine.FailOrphansPa
 			return fmt.Errorf("db: fail orphaned session runs: %w", err)
 		}
 		for _, id := range ids {
-			if err := appendJSONEvent(ctx, tx, id, eventStatus, statusEvent{Status: engine.StatusFailed}, now); err != nil {
+			if err := appendJSONEvent(ctx, tx, id, sqlcommon.EventStatus, sqlcommon.StatusEvent{Status: engine.StatusFailed}, now); err != nil {
 				return err
 			}
 		}

@@ -36,6 +36,13 @@ type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// Tx is a transaction that both reads and writes: both stores' txn and
+// *sql.Tx.
+type Tx interface {
+	Querier
+	Execer
+}
+
 // Collect reads every row of rows with scan and closes rows, so the caller
 // may run its next statement at once (the SQLite store's cached statements
 // must not run again while their rows are open). what names the query in
