@@ -25,12 +25,8 @@ const saveProgressSQL = `UPDATE runs SET progress_done = ?, progress_total = ?,
 
 // saveProgress is SaveProgress inside the caller's transaction.
 func saveProgress(ctx context.Context, tx sqlTx, runID string, h engine.Holder, p engine.Progress, now int64) error {
-	var id string
-	err := tx.QueryRowContext(ctx, saveProgressSQL, p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, h.OwnerID, h.Attempt).Scan(&id)
-	if err != nil {
-		return casError(ctx, tx, runID, err)
-	}
-	return nil
+	return sqlcommon.CAS(ctx, tx, runExistsSQL, runID, saveProgressSQL,
+		p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message, now, runID, h.OwnerID, h.Attempt)
 }
 
 // SaveItem upserts an item checkpoint (by index) and the run's progress in
@@ -93,17 +89,16 @@ func (d *DB) StoppedRuns(ctx context.Context, q engine.StoppedRunsQuery) ([]engi
 func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, now int64) ([]engine.Item, error) {
 	var items []engine.Item
 	err := d.writeTx(ctx, func(tx *txn) error {
-		var id string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ?`,
-			to, h.OwnerID, h.Attempt).Scan(&id)
-		if err != nil {
-			return casError(ctx, tx, to, err)
+		if err := sqlcommon.CAS(ctx, tx, runExistsSQL, to, `SELECT id FROM runs WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ?`,
+			to, h.OwnerID, h.Attempt); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_items (run_id, idx, key, status, output, error)
 			SELECT ?, idx, key, status, output, error FROM run_items WHERE run_id = ? AND status = 'succeeded'
 			ON CONFLICT (run_id, idx) DO NOTHING`, to, from); err != nil {
 			return fmt.Errorf("db: adopt items: %w", err)
 		}
+		var err error
 		if items, err = listItems(ctx, tx, to); err != nil {
 			return err
 		}
@@ -116,14 +111,9 @@ func (d *DB) AdoptItems(ctx context.Context, from, to string, h engine.Holder, n
 // compare-and-set as SaveProgress). Errors: ErrNotFound, ErrConflict.
 func (d *DB) AddModelUsage(ctx context.Context, runID string, h engine.Holder, u engine.ModelUsage, now int64) error {
 	return d.writeTx(ctx, func(tx *txn) error {
-		var id string
-		err := tx.QueryRowContext(ctx, `UPDATE runs SET model_calls = model_calls + ?,
+		return sqlcommon.CAS(ctx, tx, runExistsSQL, runID, `UPDATE runs SET model_calls = model_calls + ?,
 				prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, updated_at = ?
 			WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ? RETURNING id`,
-			u.Calls, u.PromptTokens, u.CompletionTokens, now, runID, h.OwnerID, h.Attempt).Scan(&id)
-		if err != nil {
-			return casError(ctx, tx, runID, err)
-		}
-		return nil
+			u.Calls, u.PromptTokens, u.CompletionTokens, now, runID, h.OwnerID, h.Attempt)
 	})
 }

@@ -21,16 +21,8 @@ func (d *DB) GetSession(ctx context.Context, sessionID string) (*engine.Session,
 // the session and route session-bound runs to its owner.
 func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
-		var closed any
-		if s.ClosedAt != nil {
-			closed = *s.ClosedAt
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, owner_id, created_at, last_used_at, expires_at, closed_at)
-			VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, created_at = excluded.created_at,
-				last_used_at = excluded.last_used_at, expires_at = excluded.expires_at,
-				closed_at = excluded.closed_at`,
-			s.ID, s.OwnerID, s.CreatedAt, s.LastUsedAt, s.ExpiresAt, closed)
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+sqlcommon.SessionColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?) `+sqlcommon.SessionUpsert, sqlcommon.SessionArgs(s)...)
 		if err != nil {
 			return fmt.Errorf("db: put session: %w", err)
 		}

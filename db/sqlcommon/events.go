@@ -125,3 +125,14 @@ func CASError(ctx context.Context, q Querier, runExists, runID string, err error
 	}
 	return engine.ErrConflict
 }
+
+// CAS runs a compare-and-set statement on run runID that returns one row
+// when it matched (query ... RETURNING id, or a SELECT of the run in the
+// state required) and explains a miss with CASError.
+func CAS(ctx context.Context, q Querier, runExists, runID, query string, args ...any) error {
+	var id string
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&id); err != nil {
+		return CASError(ctx, q, runExists, runID, err)
+	}
+	return nil
+}

@@ -62,3 +62,19 @@ func TouchedOne(res sql.Result, what string) error {
 	}
 	return nil
 }
+
+// SessionUpsert is the tail of a session INSERT (after its VALUES) that
+// replaces every column of an existing row with the new one's.
+const SessionUpsert = `ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, created_at = excluded.created_at,
+				last_used_at = excluded.last_used_at, expires_at = excluded.expires_at,
+				closed_at = excluded.closed_at`
+
+// SessionArgs is s's values in SessionColumns order (closed_at NULL while
+// the session is open).
+func SessionArgs(s engine.Session) []any {
+	var closed any
+	if s.ClosedAt != nil {
+		closed = *s.ClosedAt
+	}
+	return []any{s.ID, s.OwnerID, s.CreatedAt, s.LastUsedAt, s.ExpiresAt, closed}
+}
