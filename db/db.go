@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -173,8 +174,6 @@ func (d *DB) readTx(ctx context.Context, fn func(tx *txn) error) error {
 func (d *DB) reader() pool { return pool{c: d.rs} }
 
 // queryer is what read helpers need; *txn, pool, *sql.Tx and *sql.DB
-// satisfy it.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// satisfy it. It is sqlcommon.Querier, so the helpers fit the shared
+// layer's hooks.
+type queryer = sqlcommon.Querier

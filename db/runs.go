@@ -19,33 +19,19 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 		stored *engine.Run
 		dedup  bool
 	)
-	err := d.writeTx(ctx, func(tx *txn) error {
-		if idem != nil {
-			holder, held, err := claimIdempotencyKey(ctx, tx, idem, run.RunID)
-			if err != nil {
-				return err
-			}
-			if held {
-				stored, err = getRun(ctx, tx, holder)
-				dedup = true
-				return err
-			}
-		}
-		if err := insertRun(ctx, tx, run, idem); err != nil {
-			return err
-		}
-		if err := appendJSONEvent(ctx, tx, run.RunID, sqlcommon.EventCreated,
-			sqlcommon.StatusEvent{Status: engine.StatusQueued}, run.CreatedAt); err != nil {
-			return err
-		}
-		var err error
-		stored, err = getRun(ctx, tx, run.RunID)
+	err := d.writeTx(ctx, func(tx *txn) (err error) {
+		stored, dedup, err = sqlcommon.CreateRun(ctx, tx, runCreation(), run, idem)
 		return err
 	})
 	if err != nil {
 		return nil, false, err
 	}
 	return stored, dedup, nil
+}
+
+// runCreation is this store's part in sqlcommon.CreateRun.
+func runCreation() sqlcommon.RunCreation {
+	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: insertRun, Get: getRun, Events: eventSQL()}
 }
 
 // insertRun writes every column of a new queued run.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -98,12 +99,9 @@ func (c *stmtCache) close() {
 }
 
 // sqlTx is what the statement helpers need from a transaction: *txn (cached
-// statements) and *sql.Tx both provide it.
-type sqlTx interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// statements) and *sql.Tx both provide it. It is sqlcommon.Tx, so the
+// helpers fit the shared layer's hooks.
+type sqlTx = sqlcommon.Tx
 
 // txn is a transaction whose queries use the pool's cached statements.
 // Within one transaction a statement must not run again while rows it

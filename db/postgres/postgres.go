@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -183,18 +184,13 @@ func (d *DB) reader() *sql.DB { return d.sql }
 // txn is a transaction as the store's helpers take it.
 type txn struct{ *sql.Tx }
 
-// sqlTx is what write helpers need; *txn and *sql.Tx satisfy it.
-type sqlTx interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// sqlTx is what write helpers need; *txn and *sql.Tx satisfy it. It is
+// sqlcommon.Tx, so the helpers fit the shared layer's hooks.
+type sqlTx = sqlcommon.Tx
 
 // queryer is what read helpers need; *txn, *sql.Tx and *sql.DB satisfy it.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// It is sqlcommon.Querier, so the helpers fit the shared layer's hooks.
+type queryer = sqlcommon.Querier
 
 // retryable reports whether PostgreSQL aborted the transaction in a way
 // that running it again can cure: a deadlock (40P01) or a serialization
