@@ -36,8 +36,9 @@ type Browsers interface {
 // at once would interleave their input events.
 type page struct {
 	mu   sync.Mutex
-	tab  *browser.Tab
-	refs *snapshot.Refs
+	tab   *browser.Tab
+	refs  *snapshot.Refs
+	files pageFiles
 }
 
 // pages holds the page of each session that used the tools.
@@ -87,6 +88,9 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 			// The tab outlives this call: bound to no request's context.
 			p.tab, err = s.AcquireTab(context.WithoutCancel(ctx))
 		}
+		if err == nil {
+			err = ps.startFiles(sessionID, s, p)
+		}
 		if err != nil {
 			p.mu.Unlock()
 			return nil, err
@@ -118,6 +122,7 @@ func (ps *pages) drop(sessionID string) {
 			p.tab.Release(false)
 			p.tab = nil
 		}
+		p.files.close()
 		p.mu.Unlock()
 	}
 }

@@ -1,0 +1,96 @@
+package pagetools
+
+import (
+	"context"
+	"os"
+	"sync"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/snapshot"
+)
+
+// pageFiles is what the file tools keep for a session's page: a private
+// directory for the files going in (uploads) and out (downloads), the
+// session's downloads, a network capture, and the passwords typed on the
+// page (masked in captures). The page's mutex guards it, except the
+// downloads, which arrive on their own.
+type pageFiles struct {
+	once    sync.Once
+	dir     string
+	dirErr  error
+	dl      *downloads
+	har     *harCapture
+	secrets []string
+}
+
+// tempDir returns the page's directory, made on first use (removed by
+// close, when the session's page is dropped). A daemon killed before that
+// leaves it in the system's temporary directory.
+func (f *pageFiles) tempDir() (string, error) {
+	f.once.Do(func() {
+		f.dir, f.dirErr = os.MkdirTemp("", "browsertask-files-")
+		if f.dirErr != nil {
+			f.dirErr = engine.Wrap(engine.ExecutionError, f.dirErr, "make a directory for the session's files: %v", f.dirErr)
+		}
+	})
+	return f.dir, f.dirErr
+}
+
+// close stops the downloads' watch and any capture and removes the
+// page's files.
+func (f *pageFiles) close() {
+	if f.dl != nil {
+		f.dl.close()
+		f.dl = nil
+	}
+	if f.har != nil {
+		f.har.stop()
+		f.har = nil
+	}
+	if f.dir != "" {
+		_ = os.RemoveAll(f.dir)
+	}
+}
+
+// startFiles starts watching the session's downloads, once per page,
+// when its tab is taken: a download must be caught even when the click
+// that starts it comes before any file tool is called.
+func (ps *pages) startFiles(sessionID string, s *browser.Session, p *page) error {
+	if p.files.dl != nil {
+		return nil
+	}
+	arts, ok := ps.sessions.(Artifacts)
+	if !ok {
+		return nil // a test's fake engine keeps no artifacts
+	}
+	dir, err := p.files.tempDir()
+	if err != nil {
+		return err
+	}
+	dl, err := watchDownloads(s.Browser(), dir, func(ctx context.Context, name, mime string, data []byte) (*engine.Artifact, error) {
+		return arts.PutSessionArtifact(ctx, sessionID, name, mime, data)
+	})
+	if err != nil {
+		return engine.Wrap(engine.ExecutionError, err, "watch the session's downloads: %v", err)
+	}
+	p.files.dl = dl
+	return nil
+}
+
+// noteSecret remembers value when browser_act fills or types it into a
+// password field, so a network capture masks it wherever it shows (the
+// login form's POST body, a URL, a page echoing it). A failure to tell
+// the field's type is not the action's failure: the action reports it.
+func (p *page) noteSecret(ctx context.Context, a *args) {
+	if (a.Action != "fill" && a.Action != "type") || a.Value == "" {
+		return
+	}
+	el, err := snapshot.Element(ctx, p.tab.Page(), p.refs, "ref", a.Ref)
+	if err != nil {
+		return
+	}
+	if res, err := el.Eval(`function () { return this.tagName === 'INPUT' && this.type === 'password' }`); err == nil && res.Value.Bool() {
+		p.files.secrets = append(p.files.secrets, a.Value)
+	}
+}
