@@ -26,7 +26,7 @@ func (t *Tools) fileTools() []tool {
 		{name: "browser_download", description: "Answers the session's oldest download not yet answered (a link or button that downloads a file, clicked with browser_act) " +
 			"as an artifact of the session with a resource link, waiting up to timeoutMs (default 10000) for one to finish. Files over 64 MiB are canceled. " +
 			"Errors: STEP_EXECUTION_FAILED (no download ended in time, canceled, too large).",
-			props: map[string]any{"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": 60000, "description": "How long to wait (default 10000)."}},
+			props:  map[string]any{"timeoutMs": map[string]any{"type": "integer", "minimum": 1, "maximum": 60000, "description": "How long to wait (default 10000)."}},
 			output: merge(map[string]any{"sha256": str("SHA-256 of the file, hex."), "url": str("Where it was downloaded from.")}, artOut),
 			run:    t.download},
 		{name: "browser_network", description: "Captures the requests of the session's page: action start (bodies: also request and response bodies, each up to 64 KiB), " +

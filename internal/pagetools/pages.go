@@ -35,7 +35,7 @@ type Browsers interface {
 // reference table. mu serialises the calls on it: two actions on one page
 // at once would interleave their input events.
 type page struct {
-	mu   sync.Mutex
+	mu    sync.Mutex
 	tab   *browser.Tab
 	refs  *snapshot.Refs
 	files pageFiles
