@@ -18,8 +18,8 @@ var credentialHeaders = map[string]bool{"Authorization": true, "Proxy-Authorizat
 //     Proxy-Authorization, Cookie, Set-Cookie) and of headers whose name
 //     says secret (X-Api-Token…);
 //   - the values of query parameters and form fields whose name says
-//     secret (password, token, code, pin…), in the URL, queryString,
-//     params and the body's text;
+//     secret (password, token, code, pin…), in the URL, the Referer and
+//     Location headers, queryString, params and the body's text;
 //   - then every spelling of the passwords typed on the page (secrets),
 //     in every string of the document: a login form whose fields are
 //     called f1 and f2 is masked by what was typed into its password
@@ -46,10 +46,17 @@ func maskHAR(doc *harDoc, secrets []string) ([]byte, error) {
 	return engine.MaskSecretsJSON(b, secrets), nil
 }
 
+// urlHeaders are headers whose value is a URL, masked as URLs are.
+var urlHeaders = map[string]bool{"Referer": true, "Location": true, "Content-Location": true}
+
 func maskHeaders(h []harNV) {
 	for i := range h {
-		if credentialHeaders[http.CanonicalHeaderKey(h[i].Name)] || engine.SecretName(h[i].Name) {
+		name := http.CanonicalHeaderKey(h[i].Name)
+		switch {
+		case credentialHeaders[name] || engine.SecretName(name):
 			h[i].Value = engine.SecretMask
+		case urlHeaders[name]:
+			h[i].Value = maskQuery(h[i].Value)
 		}
 	}
 }
