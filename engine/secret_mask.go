@@ -5,28 +5,24 @@ import (
 	"strings"
 )
 
-// MaskSecrets returns s with every value of values, in every spelling a
-// page, a URL or a form body may carry it in (secretForms: form-urlencoded,
-// percent-encoded, JSON- and HTML-escaped, other charsets), replaced by
-// SecretMask. It is the rule every write of a run holding secrets gets
-// (secretStore), offered to what keeps text outside runs: a session's
-// network capture masks the passwords typed on its page with it, so there
-// is one rule for what a masked secret looks like.
-func MaskSecrets(s string, values []string) string {
-	return redactText(s, allForms(values))
-}
-
-// allForms is every spelling of values, longest first, so a form that
-// contains another is replaced whole.
-func allForms(values []string) []string {
+// SecretMasker returns a function that replaces, in a string, every value
+// of values in every spelling a page, a URL or a form body may carry it in
+// (secretForms: form-urlencoded, percent-encoded, JSON- and HTML-escaped,
+// other charsets) by SecretMask. It is the rule every write of a run
+// holding secrets gets (secretStore), offered to what keeps text outside
+// runs: a session's network capture masks the passwords typed on its page
+// with it, so there is one rule for what a masked secret looks like. The
+// spellings are computed once, here.
+func SecretMasker(values []string) func(string) string {
 	var all []string
 	for _, v := range values {
 		if v != "" {
 			all = append(all, secretForms(v)...)
 		}
 	}
+	// Longest first, so a form that contains another is replaced whole.
 	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
-	return all
+	return func(s string) string { return redactText(s, all) }
 }
 
 // SecretName reports whether a field, header or query parameter named
@@ -44,11 +40,4 @@ func SecretName(name string) bool {
 		}
 	}
 	return false
-}
-
-// MaskSecretsJSON is MaskSecrets on every string (and object key) of a
-// JSON document, so masking never breaks its syntax; a document that is
-// not JSON is masked as text.
-func MaskSecretsJSON(doc []byte, values []string) []byte {
-	return maskJSON(doc, allForms(values))
 }

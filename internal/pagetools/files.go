@@ -171,36 +171,61 @@ func (t *Tools) readAllowed(path string) ([]byte, error) {
 		return nil, refuse("%q is not an absolute path", path)
 	}
 	clean := filepath.Clean(path)
-	for _, dir := range t.files.uploadDirs {
-		rel, err := filepath.Rel(dir, clean)
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		root, err := os.OpenRoot(dir)
-		if err != nil {
-			return nil, refuse("cannot open %s: %v", dir, err)
-		}
-		defer root.Close()
-		f, err := root.Open(rel)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, refuse("%s does not exist", clean)
+	// The path as given, then as its links resolve: an os.Root refuses a
+	// link with an absolute target even when it points inside, so such a
+	// path is read by where it leads, still through the Root.
+	candidates := []string{clean}
+	if real, err := filepath.EvalSymlinks(clean); err == nil && real != clean {
+		candidates = append(candidates, real)
+	}
+	var why error
+	for _, c := range candidates {
+		for _, dir := range t.files.uploadDirs {
+			rel, err := filepath.Rel(dir, c)
+			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
 			}
-			return nil, refuse("%s cannot be read under %s (a symbolic link leading out of it is refused): %v", clean, dir, err)
+			data, err := readUnder(dir, rel)
+			if err == nil {
+				return data, nil
+			}
+			if why == nil {
+				why = err
+			}
 		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			return nil, refuse("%s is not a regular file", clean)
-		}
-		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-		if err != nil {
-			return nil, refuse("read %s: %v", clean, err)
-		}
-		if len(data) > maxFileBytes {
-			return nil, refuse("%s is larger than the %d bytes an upload takes", clean, maxFileBytes)
-		}
-		return data, nil
+	}
+	if why != nil {
+		return nil, refuse("%s: %v", clean, why)
 	}
 	return nil, refuse("%s is not under a directory the daemon allows (--allow-upload-dir %s)", clean, strings.Join(t.files.uploadDirs, ", "))
+}
+
+// readUnder reads the regular file rel of dir through an os.Root of dir,
+// so no link leads out, up to maxFileBytes.
+func readUnder(dir, rel string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errors.New("no such file")
+		}
+		return nil, fmt.Errorf("cannot be read under %s (a symbolic link leading out of it is refused): %w", dir, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("larger than the %d bytes an upload takes", maxFileBytes)
+	}
+	return data, nil
 }
