@@ -45,13 +45,14 @@ type downloads struct {
 	done    []*download
 	changed chan struct{} // closed and replaced when done grows
 	cancel  context.CancelFunc
+	b       *rod.Browser
 }
 
 // watchDownloads sets the download behaviour of b's browser context and
 // watches its download events until close.
 func watchDownloads(b *rod.Browser, dir string, store storeFunc) (*downloads, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &downloads{begun: map[string]*proto.BrowserDownloadWillBegin{}, changed: make(chan struct{}), cancel: cancel}
+	d := &downloads{begun: map[string]*proto.BrowserDownloadWillBegin{}, changed: make(chan struct{}), cancel: cancel, b: b}
 	bc := b.Context(ctx)
 	wait := bc.EachEvent(
 		func(e *proto.BrowserDownloadWillBegin) {
@@ -183,7 +184,16 @@ func (d *downloads) next(ctx context.Context, wait time.Duration) (*download, er
 	}
 }
 
-func (d *downloads) close() { d.cancel() }
+// close stops the watch and gives the context back Chromium's default
+// download behaviour: a session in a person's own browser (a profile,
+// --browser-context default) must not keep saving into a directory that
+// is about to be removed.
+func (d *downloads) close() {
+	d.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = proto.BrowserSetDownloadBehavior{Behavior: proto.BrowserSetDownloadBehaviorBehaviorDefault, BrowserContextID: d.b.BrowserContextID}.Call(d.b.Context(ctx))
+}
 
 // download answers the session's oldest download not yet answered, as an
 // artifact of the session with a resource link to read it, waiting up to

@@ -5,7 +5,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/snapshot"
 )
@@ -53,16 +52,21 @@ func (f *pageFiles) close() {
 	}
 }
 
-// startFiles starts watching the session's downloads, once per page,
-// when its tab is taken: a download must be caught even when the click
-// that starts it comes before any file tool is called.
-func (ps *pages) startFiles(sessionID string, s *browser.Session, p *page) error {
+// startFiles starts watching the session's downloads, once per page, on
+// the first call of any tool on it (and again on the next call if that
+// failed): a download must be caught even when the click that starts it
+// comes before any file tool is called.
+func (ps *pages) startFiles(ctx context.Context, sessionID string, p *page) error {
 	if p.files.dl != nil {
 		return nil
 	}
 	arts, ok := ps.sessions.(Artifacts)
 	if !ok {
 		return nil // a test's fake engine keeps no artifacts
+	}
+	s, err := ps.browsers.Session(ctx, sessionID)
+	if err != nil {
+		return err
 	}
 	dir, err := p.files.tempDir()
 	if err != nil {

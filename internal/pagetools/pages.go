@@ -88,14 +88,15 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 			// The tab outlives this call: bound to no request's context.
 			p.tab, err = s.AcquireTab(context.WithoutCancel(ctx))
 		}
-		if err == nil {
-			err = ps.startFiles(sessionID, s, p)
-		}
 		if err != nil {
 			p.mu.Unlock()
 			return nil, err
 		}
 		p.refs = snapshot.NewRefs()
+	}
+	if err := ps.startFiles(ctx, sessionID, p); err != nil {
+		p.mu.Unlock()
+		return nil, err
 	}
 	return p, nil
 }
