@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +30,13 @@ const (
 // target, so every frame of the page that shares its process; requests
 // refused by the URL policy show as failed).
 type harCapture struct {
-	mu      sync.Mutex
-	page    *rod.Page
+	mu   sync.Mutex
+	base *rod.Page // the page, bound to no capture's context
+	page *rod.Page
+	// mark is the URL of the request stop makes to know every event
+	// before it was handled; marked is closed when it was.
+	mark    string
+	marked  chan struct{}
 	bodies  bool
 	started time.Time
 	entries []*harEntry
@@ -54,7 +60,7 @@ type harOpen struct {
 // it returns.
 func startHAR(page *rod.Page, bodies bool) *harCapture {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &harCapture{page: page.Context(ctx), bodies: bodies, started: time.Now(), open: map[proto.NetworkRequestID]*harOpen{},
+	c := &harCapture{base: page, page: page.Context(ctx), bodies: bodies, started: time.Now(), open: map[proto.NetworkRequestID]*harOpen{},
 		extraRq: map[proto.NetworkRequestID][]harNV{}, extraRs: map[proto.NetworkRequestID][]harNV{}, cancel: cancel, done: make(chan struct{})}
 	wait := c.page.EachEvent(c.onRequest, c.onResponse, c.onFinished, c.onFailed, c.onRequestExtra, c.onResponseExtra)
 	engine.Go(ctx, nil, "pagetools.har", func() { defer close(c.done); wait() }, nil)
@@ -64,6 +70,7 @@ func startHAR(page *rod.Page, bodies bool) *harCapture {
 // stop ends the capture and returns its entries, those still waiting on
 // an answer included (status 0).
 func (c *harCapture) stop() []*harEntry {
+	c.flush()
 	c.cancel()
 	<-c.done
 	c.mu.Lock()
@@ -76,9 +83,45 @@ func (c *harCapture) stop() []*harEntry {
 	return c.entries
 }
 
+// markTimeout bounds flush on a page that does not answer (hung,
+// crashed, closed): the capture then ends with what it handled.
+const markTimeout = 5 * time.Second
+
+// flush makes the page request a data: URL of its own (from an isolated
+// world, where no page script changed fetch) and waits until the capture
+// handled that request's event: CDP delivers a target's events in order,
+// so every request made before stop was called has been recorded then.
+// Stopping at once would drop the events still queued for the capture.
+func (c *harCapture) flush() {
+	c.mu.Lock()
+	c.mark = fmt.Sprintf("data:text/plain,browsertask-har-end-%p-%d", c, time.Now().UnixNano())
+	c.marked = make(chan struct{})
+	marked := c.marked
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), markTimeout)
+	defer cancel()
+	p := c.base.Context(ctx)
+	world, err := proto.PageCreateIsolatedWorld{FrameID: p.FrameID, WorldName: "browsertask-har"}.Call(p)
+	if err == nil {
+		_, err = proto.RuntimeEvaluate{Expression: "fetch(" + strconv.Quote(c.mark) + ").catch(() => {})", ContextID: world.ExecutionContextID}.Call(p)
+	}
+	if err != nil {
+		return
+	}
+	select {
+	case <-marked:
+	case <-ctx.Done():
+	}
+}
+
 func (c *harCapture) onRequest(e *proto.NetworkRequestWillBeSent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.mark != "" && e.Request.URL == c.mark {
+		close(c.marked)
+		c.mark = ""
+		return
+	}
 	if prev := c.open[e.RequestID]; prev != nil && e.RedirectResponse != nil {
 		c.respond(prev, e.RedirectResponse, e.RequestID)
 		prev.e.Response.RedirectURL = e.Request.URL
