@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // TestUploadPathsStayUnderTheAllowedDirectories holds browser_upload's
@@ -157,4 +158,39 @@ func FuzzMaskHAR(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSweepDropsThePagesOfClosedSessions: a call on any session drops the
+// pages of sessions no longer open, with their files, and keeps the rest.
+func TestSweepDropsThePagesOfClosedSessions(t *testing.T) {
+	closed := int64(1)
+	tools := New(fakeSessions{{ID: "sess_a"}, {ID: "sess_closed", ClosedAt: &closed}}, fakeBrowsers{})
+	ps := tools.pages
+	dirOf := func(id string) string {
+		p := &page{}
+		d, err := p.files.tempDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps.bySess[id] = p
+		return d
+	}
+	keep, gone1, gone2 := dirOf("sess_a"), dirOf("sess_closed"), dirOf("sess_expired")
+	t.Cleanup(func() { _ = os.RemoveAll(keep) })
+	_, _ = ps.get(t.Context(), "sess_a") // open but in no browser here: the sweep still runs
+	fixture.WaitUntil(t, "the closed sessions' pages dropped with their files", func() bool {
+		_, err1 := os.Stat(gone1)
+		_, err2 := os.Stat(gone2)
+		ps.mu.Lock()
+		defer ps.mu.Unlock()
+		return len(ps.bySess) == 1 && os.IsNotExist(err1) && os.IsNotExist(err2)
+	})
+	if ps.bySess["sess_a"] == nil {
+		t.Errorf("the open session's page was dropped")
+	}
+	for d, want := range map[string]bool{keep: true, gone1: false, gone2: false} {
+		if _, err := os.Stat(d); (err == nil) != want {
+			t.Errorf("%s exists: %v; want %v", d, err == nil, want)
+		}
+	}
 }

@@ -98,3 +98,27 @@ func (p *page) noteSecret(ctx context.Context, a *args) {
 		p.files.secrets = append(p.files.secrets, a.Value)
 	}
 }
+
+// sweep drops, in the background, the pages of sessions no longer in
+// list (the open sessions): a session closed or expired since its last
+// call keeps no tab, no downloads' watch and no files in this process
+// until somebody happens to call a tool on it again.
+func (ps *pages) sweep(list []*engine.Session) {
+	open := make(map[string]bool, len(list))
+	for _, s := range list {
+		if s.ClosedAt == nil {
+			open[s.ID] = true
+		}
+	}
+	ps.mu.Lock()
+	var gone []string
+	for id := range ps.bySess {
+		if !open[id] {
+			gone = append(gone, id)
+		}
+	}
+	ps.mu.Unlock()
+	for _, id := range gone {
+		engine.Go(context.Background(), nil, "pagetools.sweep", func() { ps.drop(id) }, nil)
+	}
+}

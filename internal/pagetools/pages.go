@@ -67,6 +67,7 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 	for _, s := range list {
 		open = open || (s.ID == sessionID && s.ClosedAt == nil)
 	}
+	ps.sweep(list)
 	if !open {
 		ps.drop(sessionID)
 		return nil, engine.Errorf(engine.SessionNotFound, "sessionId %q is not an open browser session", sessionID)
