@@ -44,8 +44,10 @@ type harCapture struct {
 	extraRq map[proto.NetworkRequestID][]harNV
 	extraRs map[proto.NetworkRequestID][]harNV
 	dropped int
-	cancel  context.CancelFunc
-	done    chan struct{}
+	// wasOn: the Network domain was on before the capture (left on).
+	wasOn  bool
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // harOpen is a request the capture waits on: its entry and the monotonic
@@ -57,14 +59,27 @@ type harOpen struct {
 }
 
 // startHAR starts capturing page's traffic; the Network domain is on when
-// it returns.
-func startHAR(page *rod.Page, bodies bool) *harCapture {
+// it returns. Errors: CDP's, when the domain cannot be turned on.
+func startHAR(page *rod.Page, bodies bool) (*harCapture, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &harCapture{base: page, page: page.Context(ctx), bodies: bodies, started: time.Now(), open: map[proto.NetworkRequestID]*harOpen{},
 		extraRq: map[proto.NetworkRequestID][]harNV{}, extraRs: map[proto.NetworkRequestID][]harNV{}, cancel: cancel, done: make(chan struct{})}
+	// The Network domain is turned on here, on the page's own context, and
+	// off by stop unless it was on before (SetIdentity's headers need it):
+	// EachEvent's own restore would run on the capture's cancelled
+	// context, where Chromium may get the disable while go-rod, seeing the
+	// call fail, still counts the domain as on, and the next capture would
+	// then never turn it on again.
+	c.wasOn = page.Browser().LoadState(page.SessionID, &proto.NetworkEnable{})
+	if !c.wasOn {
+		if err := (proto.NetworkEnable{}).Call(page); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	wait := c.page.EachEvent(c.onRequest, c.onResponse, c.onFinished, c.onFailed, c.onRequestExtra, c.onResponseExtra)
 	engine.Go(ctx, nil, "pagetools.har", func() { defer close(c.done); wait() }, nil)
-	return c
+	return c, nil
 }
 
 // stop ends the capture and returns its entries, those still waiting on
@@ -73,6 +88,11 @@ func (c *harCapture) stop() []*harEntry {
 	c.flush()
 	c.cancel()
 	<-c.done
+	if !c.wasOn {
+		ctx, cancel := context.WithTimeout(context.Background(), markTimeout)
+		_ = proto.NetworkDisable{}.Call(c.base.Context(ctx))
+		cancel()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, o := range c.open {

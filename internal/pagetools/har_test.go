@@ -111,4 +111,19 @@ func TestHARMasksTheSignInPassword(t *testing.T) {
 	if t.Failed() {
 		t.Logf("HAR:\n%s", data)
 	}
+
+	// Without bodies: the requests, no body text; a second stop is refused.
+	mustCall(t, cs, "browser_network", map[string]any{"sessionId": sid, "action": "start"})
+	mustCall(t, cs, "browser_navigate", map[string]any{"sessionId": sid, "url": site.URL("/members")})
+	res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "browser_network", Arguments: map[string]any{"sessionId": sid, "action": "stop"}})
+	if err != nil || res.IsError {
+		t.Fatalf("stop: %v %v", err, res)
+	}
+	data, _ = readResource(t, cs, res)
+	if strings.Contains(string(data), `"text":"`) || strings.Contains(string(data), "members-only-42") || !strings.Contains(string(data), "/members") {
+		t.Errorf("a capture without bodies: %.2000s", data)
+	}
+	if _, sc, isErr := call(t, cs, "browser_network", map[string]any{"sessionId": sid, "action": "stop"}); !isErr || sc["errorCode"] != "INVALID_PARAMETER" {
+		t.Errorf("stop without a capture: %v", sc)
+	}
 }

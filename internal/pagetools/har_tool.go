@@ -22,7 +22,11 @@ func (t *Tools) network(ctx context.Context, p *page, a *args) (*sdk.CallToolRes
 			return nil, engine.Errorf(engine.InvalidParameter, "action: a capture is already running on this session; stop it first").
 				WithDetails(map[string]any{"field": "action"})
 		}
-		p.files.har = startHAR(p.tab.Page(), a.Bodies)
+		c, err := startHAR(p.tab.Page(), a.Bodies)
+		if err != nil {
+			return nil, engine.Wrap(engine.ExecutionError, err, "watch the page's network: %v", err)
+		}
+		p.files.har = c
 		b, _ := json.Marshal(map[string]any{"capturing": true, "bodies": a.Bodies})
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "capturing the page's requests; call browser_network with action stop to get the HAR"}},
 			StructuredContent: json.RawMessage(b)}, nil
