@@ -56,7 +56,7 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 		DBPath: cfg.dbPath, Engine: cfg.engine, Model: model, ExtraTemplates: extra,
 		Browser: browser.Options{Resolve: resolve, Browser: splitList(cfg.browsers), Headed: cfg.headed, BrowserContext: cfg.browserContext},
 		Server:  mcp.ServerOptions{Plugin: devPlugin(cfg)},
-		Version: Version, Logger: log,
+		Version: Version, Logger: log, UploadDirs: cfg.uploadDirs,
 	})
 	if err != nil {
 		return nil, err

@@ -60,6 +60,10 @@ type config struct {
 	// not given. It is held in memory only: never logged, stored or put
 	// in an error.
 	modelKeyEnv string
+
+	// uploadDirs are the --allow-upload-dir directories browser_upload
+	// may read files from (repeatable; none: artifacts only).
+	uploadDirs []string
 }
 
 // parseFlags parses args for cmd; it returns flag.ErrHelp after printing help.
@@ -90,6 +94,11 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.StringVar(&c.modelURL, "model-url", "", "API root of an OpenAI-compatible model server extract_structured asks for properties a page's own data lacks, e.g. http://localhost:11434/v1 (Ollama); page text is sent to it. Empty: no model")
 	fs.StringVar(&c.modelName, "model", "", "model name the --model-url server knows, e.g. llama3.2")
 	fs.StringVar(&c.modelKeyFile, "model-key-file", "", "file holding the --model-url server's API key (else BROWSERTASK_MODEL_KEY; local servers need none)")
+	fs.Func("allow-upload-dir", "a directory browser_upload may read files from (repeatable; default none: only artifacts are uploaded). "+
+		"Paths must be absolute and stay under it, symbolic links included", func(v string) error {
+		c.uploadDirs = append(c.uploadDirs, v)
+		return nil
+	})
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	e := &c.engine

@@ -1,14 +1,23 @@
 // The interactive tools on a session's page (browser_navigate, browser_act,
-// browser_wait, browser_snapshot, browser_screenshot) (issue 32, acceptance 2's first
-// half) driven by the TypeScript SDK client over Streamable HTTP and stdio:
-// search a small shop, open a product, choose a quantity, add it to the
-// cart; the shop's own cart must hold it.
+// browser_wait, browser_snapshot, browser_screenshot, browser_upload,
+// browser_download, browser_network) (issue 32, acceptance 2) driven by the
+// TypeScript SDK client over Streamable HTTP and stdio: search a small shop,
+// open a product, choose a quantity, add it to the cart (the shop's own cart
+// must hold it); then, on the Go fixture shop (fixtured): upload a file from
+// the directory the daemon allows (--allow-upload-dir) and the shop echoes
+// its SHA-256, download the invoice and read the artifact's bytes back over
+// resources/read, upload that artifact, and sign in while capturing the
+// network: the HAR artifact lists the POST with the password masked, and
+// the password appears nowhere else in it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
 import { connectHTTP, connectStdio, scratchDir, startServe } from '../lib/daemon.js';
+import { LOGIN_PASSWORD, LOGIN_USER, startGoFixture } from '../lib/gofixture.js';
 
 const PRODUCTS = ['Blue mug', 'Red mug', 'Green teapot'];
 
@@ -100,27 +109,112 @@ async function journey(client, shop) {
   assert.equal(bad.res.structuredContent.errorCode, 'INVALID_PARAMETER');
 }
 
+// The invoice the Go fixture shop serves (fixture.ShopInvoice): text, then
+// every byte value, so a download kept as text would not compare equal.
+const INVOICE = Buffer.concat([
+  Buffer.from('%PDF-1.4\n% invoice 1042: Blue mug x 2, 24.00 EUR\n'),
+  Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+  Buffer.from('\n%%EOF\n'),
+]);
+
+const sha256 = (b) => createHash('sha256').update(b).digest('hex');
+
+// artifactBytes reads the artifact a tool answered with (its resource_link)
+// through resources/read.
+async function artifactBytes(client, res) {
+  const link = res.content.find(c => c.type === 'resource_link');
+  assert.ok(link, JSON.stringify(res.content));
+  assert.equal(link.uri, `browsertask://artifacts/${res.structuredContent.artifactId}`);
+  const read = await client.readResource({ uri: link.uri });
+  const c = read.contents[0];
+  return c.blob !== undefined ? Buffer.from(c.blob, 'base64') : Buffer.from(c.text, 'utf8');
+}
+
+// uploadReceipt sets the receipt form's file (args: path or artifactId),
+// sends it and returns what the shop echoed.
+async function uploadReceipt(client, sessionId, site, args, want) {
+  const nav = await call(client, 'browser_navigate', { sessionId, url: site.url('/shop/upload') });
+  const up = await call(client, 'browser_upload', { sessionId, ref: refOf(nav.text, 'button', 'Receipt'), ...args });
+  assert.ok(!up.res.isError, JSON.stringify(up.res.structuredContent));
+  assert.equal(up.res.structuredContent.sha256, sha256(want));
+  assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(nav.text, 'button', 'Send receipt'), action: 'click' })).res.isError);
+  const snap = await waitFor(client, sessionId, 'Receipt received');
+  assert.match(snap, new RegExp(sha256(want)));
+  assert.match(snap, new RegExp(`Size ${want.length} bytes`));
+}
+
+// files uploads, downloads and captures on the Go fixture shop.
+async function files(client, site, dir) {
+  const { res: created } = await call(client, 'create_browser_session', {});
+  const sessionId = created.structuredContent.sessionId;
+
+  const receipt = Buffer.from('receipt 1042: 24.00 EUR paid\n');
+  writeFileSync(path.join(dir, 'receipt.txt'), receipt);
+  await uploadReceipt(client, sessionId, site, { path: path.join(dir, 'receipt.txt') }, receipt);
+  const form = await call(client, 'browser_navigate', { sessionId, url: site.url('/shop/upload') });
+  const outside = await call(client, 'browser_upload', { sessionId, ref: refOf(form.text, 'button', 'Receipt'), path: '/etc/hostname' });
+  assert.equal(outside.res.isError, true);
+  assert.equal(outside.res.structuredContent.errorCode, 'INVALID_PARAMETER');
+  assert.equal(outside.res.structuredContent.details.field, 'path');
+  assert.equal(outside.res.structuredContent.details.flag, '--allow-upload-dir');
+
+  const inv = await call(client, 'browser_navigate', { sessionId, url: site.url('/shop/invoice') });
+  assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(inv.text, 'link', 'Download invoice'), action: 'click' })).res.isError);
+  const dl = await call(client, 'browser_download', { sessionId, timeoutMs: 60000 });
+  assert.ok(!dl.res.isError, JSON.stringify(dl.res.structuredContent));
+  assert.equal(dl.res.structuredContent.name, 'invoice-1042.pdf');
+  assert.equal(dl.res.structuredContent.mimeType, 'application/pdf');
+  assert.deepEqual(await artifactBytes(client, dl.res), INVOICE);
+  await uploadReceipt(client, sessionId, site, { artifactId: dl.res.structuredContent.artifactId }, INVOICE);
+
+  assert.ok(!(await call(client, 'browser_network', { sessionId, action: 'start', bodies: true })).res.isError);
+  const login = await call(client, 'browser_navigate', { sessionId, url: site.url('/login') });
+  assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(login.text, 'textbox', 'Email or username'), action: 'fill', value: LOGIN_USER })).res.isError);
+  assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(login.text, 'textbox', 'Password'), action: 'fill', value: LOGIN_PASSWORD })).res.isError);
+  assert.ok(!(await call(client, 'browser_act', { sessionId, ref: refOf(login.text, 'button', 'Sign in'), action: 'click' })).res.isError);
+  await waitFor(client, sessionId, 'Welcome alice');
+  const stop = await call(client, 'browser_network', { sessionId, action: 'stop' });
+  assert.ok(!stop.res.isError, JSON.stringify(stop.res.structuredContent));
+  const raw = (await artifactBytes(client, stop.res)).toString('utf8');
+  for (const form of [LOGIN_PASSWORD, encodeURIComponent(LOGIN_PASSWORD), JSON.stringify(LOGIN_PASSWORD).slice(1, -1)]) {
+    assert.ok(!raw.includes(form), `the HAR holds ${form}`);
+  }
+  const har = JSON.parse(raw);
+  assert.equal(har.log.version, '1.2');
+  const posts = har.log.entries.filter(e => e.request.method === 'POST' && new URL(e.request.url).pathname === '/login');
+  assert.equal(posts.length, 1);
+  assert.equal(posts[0].response.status, 303);
+  assert.equal(posts[0].request.postData.text, `f1=${LOGIN_USER}&f2=***`);
+  const members = har.log.entries.find(e => new URL(e.request.url).pathname === '/members');
+  assert.equal(members.response.status, 200);
+  assert.equal(members.request.headers.find(h => h.name.toLowerCase() === 'cookie')?.value, '***');
+}
+
 describe('interactive tools on a session (TypeScript SDK)', () => {
   let shop;
+  let site;
   let daemon;
-  before(async () => { shop = await startShop(); });
-  after(async () => { await daemon?.stop(); await shop?.close(); });
+  const uploads = scratchDir('browsertask-e2e-uploads-');
+  before(async () => { shop = await startShop(); site = await startGoFixture(); });
+  after(async () => { await daemon?.stop(); await shop?.close(); await site?.close(); });
 
-  test('over Streamable HTTP: search, open a product, add to cart', async () => {
-    daemon = await startServe({ db: path.join(scratchDir(), 'browsertask.db') });
+  test('over Streamable HTTP: search, open a product, add to cart, upload, download, HAR', async () => {
+    daemon = await startServe({ db: path.join(scratchDir(), 'browsertask.db'), flags: ['--allow-upload-dir', uploads] });
     const client = await connectHTTP(daemon.url);
     try {
       await journey(client, shop);
+      await files(client, site, uploads);
     } finally {
       await client.close();
     }
     assert.deepEqual(shop.added(), ['Blue mug × 2']);
   });
 
-  test('over stdio: search, open a product, add to cart', async () => {
-    const client = await connectStdio({ db: path.join(scratchDir(), 'browsertask.db') });
+  test('over stdio: search, open a product, add to cart, upload, download, HAR', async () => {
+    const client = await connectStdio({ db: path.join(scratchDir(), 'browsertask.db'), flags: ['--allow-upload-dir', uploads] });
     try {
       await journey(client, shop);
+      await files(client, site, uploads);
     } finally {
       await client.close();
     }

@@ -35,9 +35,10 @@ type Browsers interface {
 // reference table. mu serialises the calls on it: two actions on one page
 // at once would interleave their input events.
 type page struct {
-	mu   sync.Mutex
-	tab  *browser.Tab
-	refs *snapshot.Refs
+	mu    sync.Mutex
+	tab   *browser.Tab
+	refs  *snapshot.Refs
+	files pageFiles
 }
 
 // pages holds the page of each session that used the tools.
@@ -66,6 +67,7 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 	for _, s := range list {
 		open = open || (s.ID == sessionID && s.ClosedAt == nil)
 	}
+	ps.sweep(list)
 	if !open {
 		ps.drop(sessionID)
 		return nil, engine.Errorf(engine.SessionNotFound, "sessionId %q is not an open browser session", sessionID)
@@ -93,6 +95,10 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 		}
 		p.refs = snapshot.NewRefs()
 	}
+	if err := ps.startFiles(ctx, sessionID, p); err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -118,6 +124,7 @@ func (ps *pages) drop(sessionID string) {
 			p.tab.Release(false)
 			p.tab = nil
 		}
+		p.files.close()
 		p.mu.Unlock()
 	}
 }

@@ -27,6 +27,7 @@ const (
 // browser_act, browser_wait and browser_screenshot.
 type Tools struct {
 	pages *pages
+	files fileConfig
 }
 
 var _ mcp.Plugin = (*Tools)(nil)
@@ -57,6 +58,7 @@ type args struct {
 	ChangedOnly bool     `json:"changedOnly"`
 	Expand      []string `json:"expand"`
 	FullPage    bool     `json:"fullPage"`
+	fileArgs
 }
 
 type tool struct {
@@ -115,6 +117,7 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 			output: map[string]any{"mimeType": map[string]any{"type": "string"}, "size": integer("Bytes of the image.")},
 			run:    t.screenshot},
 	}
+	tools = append(tools, t.fileTools()...)
 	for _, tl := range tools {
 		props := merge(map[string]any{"sessionId": sess}, tl.props)
 		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"sessionId"}})
@@ -175,6 +178,7 @@ func (t *Tools) snapshot(ctx context.Context, p *page, a *args) (*sdk.CallToolRe
 }
 
 func (t *Tools) act(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error) {
+	p.noteSecret(ctx, a)
 	err := settle(ctx, p.tab.Page(), func() error {
 		if err := snapshot.Act(ctx, p.tab.Page(), p.refs, a.Ref, a.Action, a.Value); err != nil {
 			return err

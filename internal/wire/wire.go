@@ -49,6 +49,9 @@ type Options struct {
 	Version string
 	// Logger receives every component's logs, each with its "component".
 	Logger *slog.Logger
+	// UploadDirs are the directories browser_upload may read paths from
+	// (--allow-upload-dir); none: only artifacts are uploaded.
+	UploadDirs []string
 }
 
 // Process is one wired browsertask process. The engine is built but not
@@ -102,7 +105,13 @@ func Open(ctx context.Context, o Options) (*Process, error) {
 	bm.SetProfiles(eng)
 	so := o.Server
 	so.Version, so.Logger = o.Version, log.With("component", "mcp")
-	so.Extra = append(so.Extra, pagetools.New(eng, bm))
+	pt := pagetools.New(eng, bm)
+	if err := pt.AllowUploadDirs(o.UploadDirs); err != nil {
+		bm.Close()
+		store.Close()
+		return nil, err
+	}
+	so.Extra = append(so.Extra, pt)
 	srv := mcp.NewServer(eng, so)
 	return &Process{Log: log, DB: store, Browser: bm, Engine: eng, MCP: srv, dbPath: o.DBPath, version: o.Version}, nil
 }

@@ -81,7 +81,9 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		// Persistent browser profiles (README, "Sign in once").
 		"list_profiles": true, "sign_in_profile": true,
 		// The interactive tools on a session's page (internal/pagetools).
-		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_wait": true, "browser_screenshot": true}
+		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_wait": true, "browser_screenshot": true,
+		// Files in and out of a session's page, and its network capture.
+		"browser_upload": true, "browser_download": true, "browser_network": true}
 	// --dev-templates (these daemons run with it) adds the conformance
 	// suite's fixture tools; they are not product tools.
 	fixture := func(name string) bool {
