@@ -1,0 +1,340 @@
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/browsertask/browsertask/browser"
+	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/agent"
+	"github.com/browsertask/browsertask/internal/extract/modelfill"
+	"github.com/browsertask/browsertask/internal/snapshot"
+)
+
+// agentRecord is one checkpoint of agent_task: the intent of step Step
+// (written before the action runs) or its outcome (after). Nothing secret
+// is in it: a secret answer is typed into the page, never recorded.
+type agentRecord struct {
+	Phase  string       `json:"phase"` // "intent" or "done"
+	Step   int          `json:"step"`
+	Action agent.Action `json:"action"`
+	// URL is the page the action was taken on; After the page it led to.
+	URL      string `json:"url"`
+	After    string `json:"after,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Effect   string `json:"effect"`
+	// Confirmed and ConfirmMessage: a person said yes to the action first.
+	Confirmed      bool   `json:"confirmed,omitempty"`
+	ConfirmMessage string `json:"confirmMessage,omitempty"`
+	OK             bool   `json:"ok"`
+	Outcome        string `json:"outcome,omitempty"`
+}
+
+// agentRun is one execution of agent_task.
+type agentRun struct {
+	t      *AgentTask
+	env    engine.Env
+	in     *agentInputs
+	tb     *browser.Tab
+	refs   *snapshot.Refs
+	model  modelfill.Sampler
+	schema *engine.Schema
+	// schemaText is options.outputSchema as the model reads it.
+	schemaText string
+
+	step     int
+	history  []string
+	done     []agent.Done
+	seen     map[string]int
+	visited  map[string]bool
+	failures int
+	tokens   int64
+	calls    int
+	answers  int
+	feedback string
+	// lastURL is the page of the latest record (a resumed run goes back).
+	lastURL string
+	// interrupted is the intent of a side-effecting action an earlier
+	// attempt started and did not record the outcome of.
+	interrupted *agentRecord
+}
+
+// Run carries out the task. Errors: STEP_EXECUTION_FAILED with
+// details.reason ("steps", "loop", "failures", "tokens", "answer") when a
+// budget ends it or the model cannot answer in the schema; EXECUTION_ERROR
+// when there is no model; the browser's and the person's errors.
+func (t *AgentTask) Run(ctx context.Context, env engine.Env) (*engine.Outcome, error) {
+	in, err := parseAgentInputs(env.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	schema, err := engine.CompileSchema(env.OutputSchema())
+	if err != nil {
+		return nil, engine.Errorf(engine.InvalidParameter, "options.outputSchema: %v", err).WithDetails(map[string]any{"field": "options.outputSchema"})
+	}
+	model := runModel(t.model, env)
+	if model == nil {
+		return nil, engine.Errorf(engine.ExecutionError, "agent_task needs a model: start the server with --model-url and --model (an OpenAI-compatible endpoint), or submit the run from an MCP client that declared the sampling capability")
+	}
+	tb, err := openTab(ctx, t.b, env, "agent_task")
+	if err != nil {
+		return nil, err
+	}
+	defer tb.Release(false)
+	if err := tb.SetViewport(ctx, defaultViewportWidth, defaultViewportHeight); err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	r := &agentRun{t: t, env: env, in: in, tb: tb, refs: snapshot.NewRefs(), model: model, schema: schema,
+		schemaText: string(env.OutputSchema()), seen: map[string]int{}, visited: map[string]bool{}}
+	r.resume()
+	if err := r.open(ctx); err != nil {
+		return nil, stopErr(ctx, err)
+	}
+	out, err := r.loop(ctx)
+	return out, stopErr(ctx, err)
+}
+
+// resume reads the records of earlier attempts back: the steps done (for
+// the history and replay), the step count, the page to return to, and an
+// intent without an outcome.
+func (r *agentRun) resume() {
+	items := r.env.FinishedItems()
+	recs := make([]agentRecord, 0, len(items))
+	for _, it := range items {
+		var rec agentRecord
+		if json.Unmarshal(it.Output, &rec) == nil && rec.Phase != "" {
+			recs = append(recs, rec)
+		}
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		if recs[i].Step != recs[j].Step {
+			return recs[i].Step < recs[j].Step
+		}
+		return recs[i].Phase == "intent" && recs[j].Phase == "done"
+	})
+	var open *agentRecord
+	for i := range recs {
+		rec := recs[i]
+		r.step = max(r.step, rec.Step+1)
+		if rec.Phase == "intent" {
+			open = &rec
+			r.lastURL = rec.URL
+			continue
+		}
+		open = nil
+		r.lastURL = rec.After
+		if r.lastURL == "" {
+			r.lastURL = rec.URL
+		}
+		r.note(rec)
+	}
+	if open != nil {
+		r.history = append(r.history, fmt.Sprintf("step %d: %s — interrupted by a restart; whether it happened is unknown", open.Step, describeAction(open.Action)))
+		if open.Effect != agent.NoEffect.String() {
+			r.interrupted = open
+		} else {
+			// Nothing outside the page changed: the step is simply not done.
+			r.step = open.Step
+		}
+	}
+}
+
+// note adds a finished record to the history and the replay.
+func (r *agentRun) note(rec agentRecord) {
+	r.done = append(r.done, agent.Done{Action: rec.Action, Selector: rec.Selector, Confirmed: rec.Confirmed, ConfirmMessage: rec.ConfirmMessage, OK: rec.OK})
+	r.history = append(r.history, fmt.Sprintf("step %d: %s — %s", rec.Step, describeAction(rec.Action), rec.Outcome))
+}
+
+// open loads the start page, or for a resumed run the page it was on (a
+// page that no longer loads, such as the answer to a POST, falls back to
+// the page before, then startUrl).
+func (r *agentRun) open(ctx context.Context) error {
+	tries := []string{r.lastURL}
+	if r.interrupted != nil {
+		tries = append(tries, r.interrupted.URL)
+	}
+	tries = append(tries, r.in.StartURL)
+	var last error
+	for _, u := range tries {
+		if u == "" || !strings.HasPrefix(u, "http") {
+			continue
+		}
+		lp, fatal := loadPage(ctx, r.tb, u, browser.WaitLoad, defaultPerPageTimeoutMs)
+		if fatal != nil {
+			return fatal
+		}
+		if lp.failure == nil {
+			return nil
+		}
+		last = lp.failure
+	}
+	return last
+}
+
+// fail is the error of a run a budget or the model ended.
+func agentFail(reason, format string, args ...any) error {
+	return engine.Errorf(engine.StepExecutionFailed, format, args...).WithDetails(map[string]any{"reason": reason})
+}
+
+// loop observes, asks the model, acts, until an answer validates or a
+// budget ends the run.
+func (r *agentRun) loop(ctx context.Context) (*engine.Outcome, error) {
+	for {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		if r.step >= r.in.MaxSteps {
+			return nil, agentFail("steps", "agent_task: %d steps (maxSteps) without an answer; raise inputs.maxSteps or narrow the goal", r.in.MaxSteps)
+		}
+		snap, pageURL, err := r.observe(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if r.feedback == "" {
+			h := agent.StateHash(pageURL, snap)
+			r.seen[h]++
+			if r.seen[h] > r.in.MaxRepeats {
+				return nil, agentFail("loop", "agent_task: the same page state (%s) came back %d times: the task goes in circles; rephrase the goal or raise inputs.maxRepeatedStates", pageURL, r.seen[h])
+			}
+		}
+		reply, err := r.ask(ctx, snap)
+		if err != nil {
+			return nil, err
+		}
+		if reply == nil {
+			if err := r.failed(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out, err := r.act(ctx, reply, pageURL)
+		if out != nil || err != nil {
+			return out, err
+		}
+	}
+}
+
+// observe snapshots the tab (bounded by agentSnapshotTokens) and notes
+// its URL as visited.
+func (r *agentRun) observe(ctx context.Context) (string, string, error) {
+	s, err := snapshot.Take(ctx, r.tb.Page(), r.refs, snapshot.Options{MaxTokens: agentSnapshotTokens})
+	if err != nil {
+		return "", "", engine.Wrap(engine.StepExecutionFailed, err, "agent_task: reading the page: %v", err)
+	}
+	info, err := r.tb.Page().Context(ctx).Info()
+	if err != nil {
+		return "", "", engine.Wrap(engine.StepExecutionFailed, err, "agent_task: reading the page: %v", err)
+	}
+	r.visited[info.URL] = true
+	r.lastURL = info.URL
+	return s.Text, info.URL, nil
+}
+
+// ask sends one turn to the model and parses its reply; nil (with
+// r.feedback set) when the reply does not follow the protocol.
+func (r *agentRun) ask(ctx context.Context, snap string) (*agent.Reply, error) {
+	prompt := agent.Prompt(agent.Turn{Goal: r.in.Goal, Schema: r.schemaText, History: r.history, Snapshot: snap, Feedback: r.feedback})
+	r.feedback = ""
+	resp, err := r.model.Sample(ctx, modelfill.SampleRequest{System: agent.System,
+		Messages: []modelfill.Message{{Role: "user", Content: prompt}}, MaxTokens: 1024})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, engine.Wrap(engine.StepExecutionFailed, err, "agent_task: asking the model: %v", err).WithDetails(map[string]any{"reason": "model"})
+	}
+	r.calls++
+	used := resp.PromptTokens + resp.CompletionTokens
+	if used == 0 {
+		used = int64(snapshot.Tokens(agent.System) + snapshot.Tokens(prompt) + snapshot.Tokens(resp.Text))
+	}
+	r.tokens += used
+	if r.tokens > r.in.MaxTokens {
+		return nil, agentFail("tokens", "agent_task: the model used %d tokens, over inputs.maxTokens %d", r.tokens, r.in.MaxTokens)
+	}
+	reply, err := agent.Parse(resp.Text)
+	if err != nil {
+		r.feedback = err.Error()
+		return nil, nil
+	}
+	if reply.Thought != "" {
+		r.env.SetProgress(engine.Progress{DoneSteps: r.step, TotalSteps: r.in.MaxSteps, Message: "thinking: " + cut(reply.Thought, 200)})
+	}
+	return reply, nil
+}
+
+// failed counts a failure in a row; past the budget the run fails.
+func (r *agentRun) failed() error {
+	r.failures++
+	if r.failures >= r.in.MaxFailures {
+		return agentFail("failures", "agent_task: %d failures in a row (maxFailuresInARow), the last: %s", r.failures, r.feedback)
+	}
+	return nil
+}
+
+// act does the reply's actions in order, stopping at the first that fails
+// or leads to another page (the model then sees the new page). It returns
+// the outcome when an answer validated.
+func (r *agentRun) act(ctx context.Context, reply *agent.Reply, pageURL string) (*engine.Outcome, error) {
+	for i, a := range reply.Actions {
+		if a.Action == agent.Answer {
+			return r.answer(ctx, a)
+		}
+		if r.step >= r.in.MaxSteps {
+			return nil, nil
+		}
+		err := r.do(ctx, a, pageURL)
+		if err != nil {
+			if ctx.Err() != nil || engine.CodeOf(err) == engine.RunTimeout {
+				return nil, stopErr(ctx, err)
+			}
+			var d declinedErr
+			if errors.As(err, &d) {
+				r.feedback = d.msg
+				return nil, nil
+			}
+			r.feedback = fmt.Sprintf("actions[%d] %s failed: %v", i, describeAction(a), err)
+			return nil, r.failed()
+		}
+		r.failures = 0
+		if u, err := r.tb.Page().Context(ctx).Info(); err == nil && u.URL != pageURL {
+			return nil, nil
+		}
+	}
+	return nil, nil
+}
+
+// cut shortens s to n bytes at a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// describeAction is an action in a few words, for history and messages
+// (never a value typed for a secret: those are not in actions).
+func describeAction(a agent.Action) string {
+	switch a.Action {
+	case agent.Navigate:
+		return "navigate " + a.URL
+	case agent.Fill, agent.Select:
+		return fmt.Sprintf("%s %s = %q", a.Action, a.Ref, cut(a.Value, 80))
+	case agent.Press:
+		return strings.TrimSpace("press " + a.Value + " " + a.Ref)
+	case agent.Wait:
+		return fmt.Sprintf("wait for %q", cut(a.Text, 80))
+	case agent.AskPerson:
+		return fmt.Sprintf("ask the person %q", cut(a.Question, 120))
+	}
+	return a.Action + " " + a.Ref
+}
