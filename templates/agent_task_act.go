@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-rod/rod/lib/proto"
+
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/agent"
 	"github.com/browsertask/browsertask/internal/pagetools"
@@ -45,6 +47,9 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 		if effect != agent.NoEffect {
 			rec.Action.Text = d.Name
 		}
+		r.expectNav = (a.Action == agent.Click && (d.Tag == "a" || d.Submits)) || (a.Action == agent.Press && agent.IsEnter(a.Value) && d.InForm)
+	} else {
+		r.expectNav = false
 	}
 	if msg, ask := r.needsYes(a, rec, effect); ask {
 		id := fmt.Sprintf("agent-confirm-%d", r.step)
@@ -139,7 +144,9 @@ func (r *agentRun) checkNavigate(u string) error {
 func (r *agentRun) perform(ctx context.Context, a agent.Action, step int) (string, error) {
 	page := r.tb.Page()
 	byRef := func(action, value string) error {
-		return pagetools.Settle(ctx, page, func() error { return snapshot.Act(ctx, page, r.refs, a.Ref, action, value) })
+		return r.navigating(ctx, func() error {
+			return pagetools.Settle(ctx, page, func() error { return snapshot.Act(ctx, page, r.refs, a.Ref, action, value) })
+		})
 	}
 	switch a.Action {
 	case agent.Navigate:
@@ -158,13 +165,15 @@ func (r *agentRun) perform(ctx context.Context, a agent.Action, step int) (strin
 	case agent.Select:
 		return "selected", byRef("select", a.Value)
 	case agent.Press:
-		err := pagetools.Settle(ctx, page, func() error {
-			if a.Ref != "" {
-				if err := snapshot.Act(ctx, page, r.refs, a.Ref, "press", ""); err != nil {
-					return err
+		err := r.navigating(ctx, func() error {
+			return pagetools.Settle(ctx, page, func() error {
+				if a.Ref != "" {
+					if err := snapshot.Act(ctx, page, r.refs, a.Ref, "press", ""); err != nil {
+						return err
+					}
 				}
-			}
-			return r.tb.Press(ctx, a.Value)
+				return r.tb.Press(ctx, a.Value)
+			})
 		})
 		return "pressed", err
 	case agent.Wait:
@@ -173,6 +182,47 @@ func (r *agentRun) perform(ctx context.Context, a agent.Action, step int) (strin
 		return r.askPerson(ctx, a, step)
 	}
 	return "", engine.Errorf(engine.InvalidParameter, "unknown action %q", a.Action)
+}
+
+// agentNavWait bounds how long an action expected to load a page (a
+// link, a form's submit button, Enter in a form's field) waits for the
+// new document: a form a script handles never loads one.
+const agentNavWait = 5 * time.Second
+
+// navigating runs action and, when r.expectNav says it should load a
+// page, waits until the main frame committed a new document (or
+// agentNavWait passed): a form's submission is queued by the page, so
+// the action's own answer comes before the navigation starts, and a
+// snapshot taken then would show the page being left.
+func (r *agentRun) navigating(ctx context.Context, action func() error) error {
+	if !r.expectNav {
+		return action()
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	page := r.tb.Page()
+	committed := make(chan struct{}, 1)
+	wait := page.Context(wctx).EachEvent(func(e *proto.PageFrameNavigated) {
+		if e.Frame.ParentID == "" {
+			select {
+			case committed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	engine.Go(wctx, nil, "agent_task.navigating", wait, nil)
+	if err := action(); err != nil {
+		return err
+	}
+	t := time.NewTimer(agentNavWait)
+	defer t.Stop()
+	select {
+	case <-committed:
+	case <-t.C:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // askPerson asks the person what the model asked: a takeover of the

@@ -87,6 +87,10 @@ func (r *agentRun) checkAnswer(ctx context.Context, a agent.Action) ([]string, m
 				continue
 			}
 			out.Selector = d.Selector
+		} else if e.Text != "" && e.URL == r.lastURL {
+			// Best effort: a value read from text is replayed from
+			// the element that holds it, when it is on this page.
+			out.Selector, _ = snapshot.SelectorOfText(ctx, r.tb.Page(), e.Text)
 		}
 		ev[k] = out
 	}

@@ -61,6 +61,8 @@ type agentRun struct {
 	// interrupted is the intent of a side-effecting action an earlier
 	// attempt started and did not record the outcome of.
 	interrupted *agentRecord
+	// expectNav says the action being done should load a page.
+	expectNav bool
 }
 
 // Run carries out the task. Errors: STEP_EXECUTION_FAILED with
@@ -221,6 +223,10 @@ func (r *agentRun) loop(ctx context.Context) (*engine.Outcome, error) {
 // observe snapshots the tab (bounded by agentSnapshotTokens) and notes
 // its URL as visited.
 func (r *agentRun) observe(ctx context.Context) (string, string, error) {
+	// A document still loading has no tree to read yet.
+	lctx, cancel := context.WithTimeout(ctx, timeoutDur(defaultPerPageTimeoutMs))
+	_ = r.tb.WaitJS(lctx, `new Promise(ok => document.readyState === 'complete' ? ok(true) : addEventListener('load', () => ok(true)))`)
+	cancel()
 	s, err := snapshot.Take(ctx, r.tb.Page(), r.refs, snapshot.Options{MaxTokens: agentSnapshotTokens})
 	if err != nil {
 		return "", "", engine.Wrap(engine.StepExecutionFailed, err, "agent_task: reading the page: %v", err)

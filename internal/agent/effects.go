@@ -54,22 +54,24 @@ type Element struct {
 
 // Classify says what a click (or Enter pressed in a field: pressEnter)
 // on el does to the world. A click on a button whose name reads as a
-// purchase, deletion or final submission is a Commit; any other form
-// submission (including Enter in a form's field) is a SideEffect; the
-// rest (links, fields, buttons of scripts) is NoEffect: a script's button
-// may still post, which the name rule catches when it reads as one.
+// purchase, deletion or final submission is a Commit; any other
+// submission of a POST form (including Enter in one of its fields) is a
+// SideEffect; the rest is NoEffect: links and GET forms only read (a
+// search), fields change nothing until sent. A script's button may still
+// post, which the name rule catches when it reads as one.
 func Classify(action string, el Element, pressEnter bool) Effect {
+	post := el.FormMethod == "post"
 	switch action {
 	case Click:
-		clickable := el.Tag == "button" || el.Tag == "a" || (el.Tag == "input" && (el.Type == "submit" || el.Type == "button" || el.Type == "image")) || el.Submits
-		if clickable && commitWords.MatchString(el.Name) {
+		button := el.Tag == "button" || (el.Tag == "input" && (el.Type == "submit" || el.Type == "button" || el.Type == "image")) || el.Submits
+		if button && commitWords.MatchString(el.Name) {
 			return Commit
 		}
-		if el.Submits {
+		if el.Submits && post {
 			return SideEffect
 		}
 	case Press:
-		if pressEnter && (el.Submits || el.InForm) {
+		if pressEnter && el.InForm && post {
 			return SideEffect
 		}
 	}
