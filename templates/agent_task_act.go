@@ -69,6 +69,7 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 	if err := r.record(ctx, rec); err != nil {
 		return err
 	}
+	before := r.heading(ctx)
 	outcome, err := r.perform(ctx, a, r.step)
 	rec.Phase, rec.OK, rec.Outcome = "done", err == nil, outcome
 	if err != nil {
@@ -76,6 +77,12 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 	}
 	if info, ierr := r.tb.Page().Context(ctx).Info(); ierr == nil {
 		rec.After = info.URL
+	}
+	if err == nil && rec.After != rec.URL && a.Action != agent.Navigate {
+		// A replay waits for the page the action led to by its heading.
+		if h := r.heading(ctx); h != before {
+			rec.WaitText = h
+		}
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -126,6 +133,21 @@ func (r *agentRun) record(ctx context.Context, rec agentRecord) error {
 		r.note(rec)
 	}
 	return nil
+}
+
+// heading is the text of the page's first h1 or h2 (cut to 200 bytes),
+// once the page has loaded: what tells a replay it reached the page an
+// action led to. "" when there is none.
+func (r *agentRun) heading(ctx context.Context) string {
+	hctx, cancel := context.WithTimeout(ctx, agentWait)
+	defer cancel()
+	raw, err := r.tb.WaitValue(hctx, `new Promise(ok => { const f = () => { const h = document.querySelector('h1, h2'); ok(h ? h.innerText.replace(/\s+/g, ' ').trim().slice(0, 200) : ''); }; document.readyState === 'complete' ? f() : addEventListener('load', f); })`)
+	if err != nil {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }
 
 // checkNavigate holds a navigate action to the URL policy and

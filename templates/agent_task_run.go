@@ -32,6 +32,9 @@ type agentRecord struct {
 	ConfirmMessage string `json:"confirmMessage,omitempty"`
 	OK             bool   `json:"ok"`
 	Outcome        string `json:"outcome,omitempty"`
+	// WaitText is the heading of the page the action led to, when it
+	// led to another (a replay waits for it).
+	WaitText string `json:"waitText,omitempty"`
 }
 
 // agentRun is one execution of agent_task.
@@ -147,7 +150,7 @@ func (r *agentRun) resume() {
 
 // note adds a finished record to the history and the replay.
 func (r *agentRun) note(rec agentRecord) {
-	r.done = append(r.done, agent.Done{Action: rec.Action, Selector: rec.Selector, Confirmed: rec.Confirmed, ConfirmMessage: rec.ConfirmMessage, OK: rec.OK})
+	r.done = append(r.done, agent.Done{Action: rec.Action, Selector: rec.Selector, Confirmed: rec.Confirmed, ConfirmMessage: rec.ConfirmMessage, OK: rec.OK, WaitText: rec.WaitText})
 	r.history = append(r.history, fmt.Sprintf("step %d: %s — %s", rec.Step, describeAction(rec.Action), rec.Outcome))
 }
 

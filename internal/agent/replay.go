@@ -14,6 +14,9 @@ type Done struct {
 	ConfirmMessage string `json:"confirmMessage,omitempty"`
 	// OK says the action succeeded; failed actions are not replayed.
 	OK bool `json:"ok"`
+	// WaitText is text of the page the action led to (its heading): the
+	// replay waits for it before the next step.
+	WaitText string `json:"waitText,omitempty"`
 }
 
 // ReplaySteps turns the successful actions of a finished task into
@@ -56,6 +59,9 @@ func ReplaySteps(done []Done, answerSelectors map[string]string, order []string)
 			case d.Selector != "":
 				add(map[string]any{"action": "ask", "message": a.Question, "selector": d.Selector, "secret": a.Secret})
 			}
+		}
+		if d.WaitText != "" {
+			add(map[string]any{"action": "wait_for", "text": d.WaitText})
 		}
 	}
 	for _, name := range order {
