@@ -51,8 +51,7 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 	} else {
 		r.expectNav = false
 	}
-	if msg, ask := r.needsYes(a, rec, effect); ask {
-		id := fmt.Sprintf("agent-confirm-%d", r.step)
+	if id, msg := r.needsYes(a, rec, effect); id != "" {
 		yes, err := engine.AskConfirm(ctx, r.env, id, msg)
 		if err != nil {
 			return err
@@ -93,19 +92,24 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 	return err
 }
 
-// needsYes says whether the person is asked before the action, and what.
-func (r *agentRun) needsYes(a agent.Action, rec agentRecord, effect agent.Effect) (string, bool) {
+// needsYes says whether the person is asked before the action: the
+// question's requestId and message, or "". The requestId is the step's,
+// so a run resumed while it waited asks the same question and keeps its
+// answer; the question about an interrupted action has its own, so the
+// yes given before the interruption does not answer it.
+func (r *agentRun) needsYes(a agent.Action, rec agentRecord, effect agent.Effect) (string, string) {
 	if it := r.interrupted; it != nil && effect != agent.NoEffect && it.Action.Action == a.Action && it.Selector == rec.Selector {
 		r.interrupted = nil
-		return fmt.Sprintf("The task was interrupted while doing this on %s: %s %q. Whether it happened is unknown. Do it again?", rec.URL, a.Action, rec.Action.Text), true
+		return fmt.Sprintf("agent-resume-%d", it.Step),
+			fmt.Sprintf("The task was interrupted while doing this on %s: %s %q. Whether it happened is unknown. Do it again?", rec.URL, a.Action, rec.Action.Text)
 	}
 	switch {
 	case r.in.Confirm == confirmNever || effect == agent.NoEffect:
-		return "", false
+		return "", ""
 	case effect == agent.Commit || r.in.Confirm == confirmAlways:
-		return fmt.Sprintf("The task %q wants to %s %q on %s. Go ahead?", cut(r.in.Goal, 200), a.Action, rec.Action.Text, rec.URL), true
+		return fmt.Sprintf("agent-confirm-%d", r.step), fmt.Sprintf("The task %q wants to %s %q on %s. Go ahead?", cut(r.in.Goal, 200), a.Action, rec.Action.Text, rec.URL)
 	}
-	return "", false
+	return "", ""
 }
 
 // record checkpoints one record as the run's item 2×step (intent) or
