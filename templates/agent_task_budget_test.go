@@ -94,3 +94,28 @@ func TestAgentTaskCheckRefusals(t *testing.T) {
 		t.Fatalf("a subdomain of an allowed host: %v", err)
 	}
 }
+
+// TestAgentTaskSchemaDefaultsAreApplied: every default agent_task's input
+// schema states is the value parseAgentInputs applies.
+func TestAgentTaskSchemaDefaultsAreApplied(t *testing.T) {
+	in, err := parseAgentInputs(json.RawMessage(`{"goal":"x","startUrl":"https://a.example/"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := map[string]any{"maxSteps": in.MaxSteps, "confirm": in.Confirm, "maxFailuresInARow": in.MaxFailures,
+		"maxRepeatedStates": in.MaxRepeats, "maxTokens": in.MaxTokens}
+	var doc struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(agentInputSchema()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for prop, v := range applied {
+		b, _ := json.Marshal(v)
+		if got := string(doc.Properties[prop].Default); got != string(b) {
+			t.Errorf("inputs.%s: default %s in the schema, %s applied", prop, got, b)
+		}
+	}
+}
