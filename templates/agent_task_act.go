@@ -47,6 +47,11 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 		if effect != agent.NoEffect {
 			rec.Action.Text = d.Name
 		}
+		if a.Action == agent.Fill && d.Type == "password" {
+			// A password is neither recorded nor shown to the model
+			// again; a replay asks the person for it.
+			rec.Action.Value, rec.Action.Secret = "***", true
+		}
 		r.expectNav = (a.Action == agent.Click && (d.Tag == "a" || d.Submits)) || (a.Action == agent.Press && agent.IsEnter(a.Value) && d.InForm)
 	} else {
 		r.expectNav = false
@@ -71,6 +76,10 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 	before := r.heading(ctx)
 	outcome, err := r.perform(ctx, a, r.step)
 	rec.Phase, rec.OK, rec.Outcome = "done", err == nil, outcome
+	if rec.Action.Secret && a.Action == agent.Fill {
+		outcome = "filled (a password: not recorded)"
+		rec.Outcome = outcome
+	}
 	if err != nil {
 		rec.Outcome = "failed: " + err.Error()
 	}
@@ -107,7 +116,7 @@ func (r *agentRun) needsYes(a agent.Action, rec agentRecord, effect agent.Effect
 	case r.in.Confirm == confirmNever || effect == agent.NoEffect:
 		return "", ""
 	case effect == agent.Commit || r.in.Confirm == confirmAlways:
-		return fmt.Sprintf("agent-confirm-%d", r.step), fmt.Sprintf("The task %q wants to %s %q on %s. Go ahead?", cut(r.in.Goal, 200), a.Action, rec.Action.Text, rec.URL)
+		return fmt.Sprintf("agent-confirm-%d", r.step), fmt.Sprintf("The task %q wants to %s %q on %s. Go ahead?", agentCut(r.in.Goal, 200), a.Action, rec.Action.Text, rec.URL)
 	}
 	return "", ""
 }
@@ -129,7 +138,7 @@ func (r *agentRun) record(ctx context.Context, rec agentRecord) error {
 	if rec.Phase == "done" {
 		done++
 	}
-	if err := r.env.Checkpoint(ctx, it, engine.Progress{DoneSteps: done, TotalSteps: r.in.MaxSteps, Message: cut(msg, 300)}); err != nil {
+	if err := r.env.Checkpoint(ctx, it, engine.Progress{DoneSteps: done, TotalSteps: r.in.MaxSteps, Message: agentCut(msg, 300)}); err != nil {
 		return err
 	}
 	if rec.Phase == "done" {
@@ -279,7 +288,7 @@ func (r *agentRun) askPerson(ctx context.Context, a agent.Action, step int) (str
 		return "", err
 	}
 	if a.Ref == "" {
-		return fmt.Sprintf("the person answered %q", cut(v, 500)), nil
+		return fmt.Sprintf("the person answered %q", agentCut(v, 500)), nil
 	}
 	page := r.tb.Page()
 	if err := snapshot.Act(ctx, page, r.refs, a.Ref, "fill", v); err != nil {
@@ -288,5 +297,5 @@ func (r *agentRun) askPerson(ctx context.Context, a agent.Action, step int) (str
 	if a.Secret {
 		return "the person's secret answer was typed into " + a.Ref, nil
 	}
-	return fmt.Sprintf("the person's answer %q was typed into %s", cut(v, 200), a.Ref), nil
+	return fmt.Sprintf("the person's answer %q was typed into %s", agentCut(v, 200), a.Ref), nil
 }

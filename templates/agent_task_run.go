@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -271,7 +272,7 @@ func (r *agentRun) ask(ctx context.Context, snap string) (*agent.Reply, error) {
 		return nil, nil
 	}
 	if reply.Thought != "" {
-		r.env.SetProgress(engine.Progress{DoneSteps: r.step, TotalSteps: r.in.MaxSteps, Message: "thinking: " + cut(reply.Thought, 200)})
+		r.env.SetProgress(engine.Progress{DoneSteps: r.step, TotalSteps: r.in.MaxSteps, Message: "thinking: " + agentCut(reply.Thought, 200)})
 	}
 	return reply, nil
 }
@@ -317,18 +318,16 @@ func (r *agentRun) act(ctx context.Context, reply *agent.Reply, pageURL string) 
 	return nil, nil
 }
 
-// cut shortens s to n bytes at a rune boundary, marking the cut.
-func cut(s string, n int) string {
+// agentCut shortens s to n bytes at a rune boundary, marking the cut.
+func agentCut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8Start(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + "…"
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // describeAction is an action in a few words, for history and messages
 // (never a value typed for a secret: those are not in actions).
@@ -337,13 +336,13 @@ func describeAction(a agent.Action) string {
 	case agent.Navigate:
 		return "navigate " + a.URL
 	case agent.Fill, agent.Select:
-		return fmt.Sprintf("%s %s = %q", a.Action, a.Ref, cut(a.Value, 80))
+		return fmt.Sprintf("%s %s = %q", a.Action, a.Ref, agentCut(a.Value, 80))
 	case agent.Press:
 		return strings.TrimSpace("press " + a.Value + " " + a.Ref)
 	case agent.Wait:
-		return fmt.Sprintf("wait for %q", cut(a.Text, 80))
+		return fmt.Sprintf("wait for %q", agentCut(a.Text, 80))
 	case agent.AskPerson:
-		return fmt.Sprintf("ask the person %q", cut(a.Question, 120))
+		return fmt.Sprintf("ask the person %q", agentCut(a.Question, 120))
 	}
 	return a.Action + " " + a.Ref
 }

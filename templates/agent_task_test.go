@@ -137,6 +137,17 @@ func TestAgentTaskSignsInWithOneTimeCode(t *testing.T) {
 	if m.Calls() != 3 {
 		t.Fatalf("model calls = %d, want 3 (login form, code page, members page)", m.Calls())
 	}
+	// The password the model typed is not in the run's records, and
+	// the replay asks for it.
+	env.mu.Lock()
+	recorded := mustJSON(t, env.items)
+	env.mu.Unlock()
+	if strings.Contains(recorded, fixture.LoginPassword) {
+		t.Fatalf("the password is in the checkpoints: %s", recorded)
+	}
+	if replay := mustJSON(t, res["replaySteps"]); strings.Contains(replay, fixture.LoginPassword) || !strings.Contains(replay, `"secret":true`) {
+		t.Fatalf("replaySteps: %s", replay)
+	}
 	for _, p := range prompts() {
 		if strings.Contains(p, fixture.OTPCode) {
 			t.Fatalf("a prompt holds the one-time code:\n%s", p)

@@ -42,6 +42,11 @@ func ReplaySteps(done []Done, answerSelectors map[string]string, order []string)
 		case Click:
 			add(map[string]any{"action": "click", "selector": d.Selector})
 		case Fill:
+			if a.Secret {
+				// A password field: its value was not recorded.
+				add(map[string]any{"action": "ask", "message": "The value of the password field " + d.Selector + "?", "selector": d.Selector, "secret": true})
+				break
+			}
 			add(map[string]any{"action": "type", "selector": d.Selector, "text": a.Value})
 		case Select:
 			add(map[string]any{"action": "select", "selector": d.Selector, "value": a.Value})
