@@ -139,3 +139,38 @@ func TestAgentTaskCheckoutAsksBeforePaying(t *testing.T) {
 		t.Fatalf("the model was not told of the no: %q", p)
 	}
 }
+
+// TestAgentTaskAsksWhenStuck: a model that does not know what to search
+// for asks the person (a text question, no field); the answer reaches the
+// model in the next turn, which searches for it.
+func TestAgentTaskAsksWhenStuck(t *testing.T) {
+	srv := fixture.New(t)
+	_, model, prompts := agentModel(t, func(prompt, page string) string {
+		switch {
+		case strings.Contains(page, "results"):
+			return act(map[string]any{"action": "answer", "result": map[string]any{"first": "Tea pot"},
+				"evidence": map[string]any{"first": map[string]any{"url": urlOf(prompt), "text": "Tea pot"}}})
+		case strings.Contains(prompt, `the person answered "pot"`):
+			box := fixture.Ref(page, "searchbox", "Search") + fixture.Ref(page, "textbox", "Search")
+			return act(map[string]any{"action": "fill", "ref": box, "value": "pot"}, map[string]any{"action": "press", "ref": box, "value": "Enter"})
+		case fixture.Ref(page, "button", "Search") != "":
+			return act(map[string]any{"action": "ask_person", "question": "What should I search for?"})
+		}
+		return ""
+	})
+	env, a := askEnv(t, map[string]any{"goal": "Find the product the person wants", "startUrl": srv.URL("/agent/catalog")}, elicitAccept("value", "pot"))
+	res, err := runAgent(t, model, env, `{"type":"object","required":["first"],"properties":{"first":{"type":"string"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := answerOf(t, res); got != `{"first":"Tea pot"}` {
+		t.Fatalf("answer = %s", got)
+	}
+	qs := a.questions()
+	if len(qs) != 1 || qs[0].Kind != engine.QuestionText || qs[0].Message != "What should I search for?" || qs[0].RequestID != "agent-0" {
+		t.Fatalf("questions = %+v", qs)
+	}
+	if len(prompts()) != 3 {
+		t.Fatalf("model calls = %d, want 3", len(prompts()))
+	}
+}
