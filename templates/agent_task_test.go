@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/agent"
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
 	"github.com/browsertask/browsertask/internal/fixture"
+	"github.com/browsertask/browsertask/internal/snapshot"
 )
 
 // pageOf is the current page of an agent prompt: its snapshot, after
@@ -161,7 +163,7 @@ func TestAgentTaskSignsInWithOneTimeCode(t *testing.T) {
 func TestAgentTaskSearchesAndPaginates(t *testing.T) {
 	srv := fixture.New(t)
 	var mugs []map[string]any
-	_, model, _ := agentModel(t, func(prompt, page string) string {
+	_, model, prompts := agentModel(t, func(prompt, page string) string {
 		switch {
 		case strings.Contains(page, "results"):
 			for _, p := range fixture.AgentProducts {
@@ -195,5 +197,14 @@ func TestAgentTaskSearchesAndPaginates(t *testing.T) {
 	// Three result pages read: the search, then two clicks on Next page.
 	if n := srv.Hits("/agent/catalog"); n != 4 {
 		t.Fatalf("catalog requests = %d, want 4 (start page, 3 result pages)", n)
+	}
+	// Each turn is small: the system prompt and the turn, in tokens
+	// (bytes/4), stay far under the snapshot's own bound.
+	for i, p := range prompts() {
+		n := snapshot.Tokens(agent.System) + snapshot.Tokens(p)
+		t.Logf("turn %d: %d tokens", i, n)
+		if n > agentSnapshotTokens {
+			t.Fatalf("turn %d is %d tokens", i, n)
+		}
 	}
 }
