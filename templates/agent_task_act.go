@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/agent"
 	"github.com/browsertask/browsertask/internal/pagetools"
@@ -215,6 +216,8 @@ func (r *agentRun) perform(ctx context.Context, a agent.Action, step int) (strin
 		return "appeared", r.tb.WaitText(ctx, a.Text, agentWait)
 	case agent.AskPerson:
 		return r.askPerson(ctx, a, step)
+	case agent.Screenshot:
+		return r.screenshot(ctx, step)
 	}
 	return "", engine.Errorf(engine.InvalidParameter, "unknown action %q", a.Action)
 }
@@ -258,6 +261,23 @@ func (r *agentRun) navigating(ctx context.Context, action func() error) error {
 		return context.Cause(ctx)
 	}
 	return nil
+}
+
+// screenshot takes the viewport as PNG for the model's next turn and
+// keeps it as the run's artifact step-N.png (what the model saw).
+func (r *agentRun) screenshot(ctx context.Context, step int) (string, error) {
+	png, err := captureWithin(ctx, func(ctx context.Context) ([]byte, error) {
+		return r.tb.Screenshot(ctx, browser.ScreenshotOptions{})
+	}, "screenshot", "", "perPageTimeoutMs", defaultPerPageTimeoutMs)
+	if err != nil {
+		return "", err
+	}
+	id, err := r.env.PutArtifact(ctx, fmt.Sprintf("step-%d.png", step), "image/png", png)
+	if err != nil {
+		return "", err
+	}
+	r.image = png
+	return "taken (artifact " + id + "); shown with the next snapshot", nil
 }
 
 // askPerson asks the person what the model asked: a takeover of the

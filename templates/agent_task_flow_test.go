@@ -174,3 +174,28 @@ func TestAgentTaskAsksWhenStuck(t *testing.T) {
 		t.Fatalf("model calls = %d, want 3", len(prompts()))
 	}
 }
+
+// TestAgentTaskScreenshotWhenAsked: the model asks for a screenshot; the
+// next turn carries the PNG (an image part of the chat completion) and
+// the run keeps it as the artifact step-0.png.
+func TestAgentTaskScreenshotWhenAsked(t *testing.T) {
+	srv := fixture.New(t)
+	m, model, _ := agentModel(t, func(prompt, page string) string {
+		if strings.Contains(prompt, "step 0: screenshot — taken") {
+			return act(map[string]any{"action": "answer", "result": map[string]any{"title": "Catalog"},
+				"evidence": map[string]any{"title": map[string]any{"url": urlOf(prompt), "text": "Catalog"}}})
+		}
+		return act(map[string]any{"action": "screenshot"})
+	})
+	env := newEnv(t, mustJSON(t, map[string]any{"goal": "Read the heading", "startUrl": srv.URL("/agent/catalog")}))
+	if _, err := runAgent(t, model, env, `{"type":"object","properties":{"title":{"type":"string"}}}`); err != nil {
+		t.Fatal(err)
+	}
+	if m.Calls() != 2 || m.Images() != 1 {
+		t.Fatalf("model calls %d with %d images, want 2 calls and 1 image", m.Calls(), m.Images())
+	}
+	png, mime := env.artifact("step-0.png")
+	if mime != "image/png" || len(png) < 8 || string(png[1:4]) != "PNG" {
+		t.Fatalf("artifact step-0.png: %s, %d bytes", mime, len(png))
+	}
+}

@@ -67,6 +67,9 @@ type agentRun struct {
 	interrupted *agentRecord
 	// expectNav says the action being done should load a page.
 	expectNav bool
+	// image is the screenshot the model asked for, sent with the next
+	// turn only.
+	image []byte
 }
 
 // Run carries out the task. Errors: STEP_EXECUTION_FAILED with
@@ -249,8 +252,13 @@ func (r *agentRun) observe(ctx context.Context) (string, string, error) {
 func (r *agentRun) ask(ctx context.Context, snap string) (*agent.Reply, error) {
 	prompt := agent.Prompt(agent.Turn{Goal: r.in.Goal, Schema: r.schemaText, History: r.history, Snapshot: snap, Feedback: r.feedback})
 	r.feedback = ""
+	msg := modelfill.Message{Role: "user", Content: prompt}
+	if r.image != nil {
+		msg.Images = []modelfill.Image{{MimeType: "image/png", Data: r.image}}
+		r.image = nil
+	}
 	resp, err := r.model.Sample(ctx, modelfill.SampleRequest{System: agent.System,
-		Messages: []modelfill.Message{{Role: "user", Content: prompt}}, MaxTokens: 1024})
+		Messages: []modelfill.Message{msg}, MaxTokens: 1024})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -341,6 +349,8 @@ func describeAction(a agent.Action) string {
 		return strings.TrimSpace("press " + a.Value + " " + a.Ref)
 	case agent.Wait:
 		return fmt.Sprintf("wait for %q", agentCut(a.Text, 80))
+	case agent.Screenshot:
+		return "screenshot"
 	case agent.AskPerson:
 		return fmt.Sprintf("ask the person %q", agentCut(a.Question, 120))
 	}

@@ -17,6 +17,7 @@ Actions:
 {"action":"select","ref":"e12","value":"option value or label"}
 {"action":"press","value":"Enter","ref":"e12"}   (ref optional: the focused element otherwise)
 {"action":"wait","text":"text that must appear"}
+{"action":"screenshot"}   (the next turn shows you an image of the page too, when the snapshot is not enough)
 {"action":"ask_person","question":"...","ref":"e12","secret":true}   (you are stuck, or need a value only the person has: with ref the answer is typed into that field; secret for one-time codes and PINs, which you never see; "takeover":true asks the person to act in the browser themselves)
 {"action":"answer","result":{...},"evidence":{"<property>":{"url":"page URL","ref":"e12","text":"what the page shows"}}}   (last action; result follows the schema; one evidence entry per property of result)
 After your actions the page is observed again. Use only references of the latest snapshot.`

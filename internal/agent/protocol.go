@@ -17,18 +17,19 @@ import (
 
 // Kinds of action a model may ask for.
 const (
-	Navigate  = "navigate"
-	Click     = "click"
-	Fill      = "fill"
-	Select    = "select"
-	Press     = "press"
-	Wait      = "wait"
-	AskPerson = "ask_person"
-	Answer    = "answer"
+	Navigate   = "navigate"
+	Click      = "click"
+	Fill       = "fill"
+	Select     = "select"
+	Press      = "press"
+	Wait       = "wait"
+	AskPerson  = "ask_person"
+	Answer     = "answer"
+	Screenshot = "screenshot"
 )
 
 // kinds lists the actions in the order the prompt shows them.
-var kinds = []string{Navigate, Click, Fill, Select, Press, Wait, AskPerson, Answer}
+var kinds = []string{Navigate, Click, Fill, Select, Press, Wait, Screenshot, AskPerson, Answer}
 
 // MaxActions bounds the actions of one reply: a model that plans further
 // ahead than this acts on a page it no longer sees.
@@ -157,6 +158,8 @@ func check(a *Action) error {
 		if a.Secret && a.Ref == "" {
 			return errors.New("ask_person with secret needs ref: the field the answer is typed into (you never see a secret)")
 		}
+	case Screenshot:
+		return nil
 	case Answer:
 		if len(a.Result) == 0 || a.Result[0] != '{' {
 			return errors.New("answer needs result: a JSON object following the output schema")
