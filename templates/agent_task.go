@@ -159,7 +159,8 @@ func (t *AgentTask) Info() engine.TemplateInfo {
 		Title:      "Carry out a task given in words in a browser, answering in your output schema",
 		Description: "Requires options.outputSchema (the JSON Schema of the answer) and a model: the server's --model-url, else your client's model through MCP sampling. " +
 			"From startUrl the agent observes the page (a compact snapshot with element references e12, at most 3000 tokens), asks the model for up to 5 actions " +
-			"(navigate, click, fill, select, press, wait, ask_person, answer) and does them, until the model answers. " +
+			"(navigate, click, fill, select, press, wait, screenshot: an image of the page with its next turn, ask_person, answer) and does them, until the model answers. " +
+			"A navigation off allowedHosts is refused, and a link that leads off them is undone (the page loaded again); the model is told. " +
 			"The answer must validate against the schema and give evidence (url, element) per property; an invalid one is sent back to the model twice, then the run fails with STEP_EXECUTION_FAILED. " +
 			"The person is asked (input_required) when the model is stuck, for one-time codes (typed into the page, never shown to the model), to take over the browser, and before paying, ordering, deleting, submitting or confirming (confirm). " +
 			"Every action is recorded before it runs and after (run items); a resumed run looks at the page again and never repeats a side-effecting action whose outcome is unknown without asking. " +

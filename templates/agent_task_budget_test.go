@@ -119,3 +119,36 @@ func TestAgentTaskSchemaDefaultsAreApplied(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentTaskStaysOnAllowedHosts: a navigate to another host is refused
+// and a link that leads to one is undone (the page is loaded again); the
+// model is told each time and the other host never gets a page request
+// from the run.
+func TestAgentTaskStaysOnAllowedHosts(t *testing.T) {
+	srv := fixture.New(t)
+	_, model, prompts := agentModel(t, func(prompt, page string) string {
+		switch {
+		case strings.Contains(prompt, "not on inputs.allowedHosts; the page was loaded again"):
+			return act(map[string]any{"action": "answer", "result": map[string]any{"ok": true},
+				"evidence": map[string]any{"ok": map[string]any{"url": urlOf(prompt), "text": "Links"}}})
+		case strings.Contains(prompt, "is not on inputs.allowedHosts"):
+			return act(map[string]any{"action": "click", "ref": fixture.Ref(page, "link", "Partner site")})
+		}
+		return act(map[string]any{"action": "navigate", "url": "http://localhost:" + strings.Split(srv.Host(), ":")[1] + "/agent/catalog"})
+	})
+	env := newEnv(t, mustJSON(t, map[string]any{"goal": "x", "startUrl": srv.URL("/agent/away"), "allowedHosts": []string{"127.0.0.1"}}))
+	if _, err := runAgent(t, model, env, `{"type":"object","properties":{"ok":{"type":"boolean"}}}`); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.HostHits("localhost", "/agent/catalog"); n != 1 {
+		// The click's page loads before the run sees where it went; the
+		// navigate action never reached it.
+		t.Fatalf("localhost /agent/catalog requests = %d, want 1 (the click's, undone)", n)
+	}
+	if p := prompts(); len(p) != 3 || !strings.Contains(p[1], "localhost") {
+		t.Fatalf("prompts %d:\n%s", len(p), strings.Join(p, "\n----\n"))
+	}
+	if n := srv.Hits("/agent/away"); n != 2 {
+		t.Fatalf("/agent/away loaded %d times, want 2 (start, back)", n)
+	}
+}

@@ -184,6 +184,20 @@ func (r *agentRun) open(ctx context.Context) error {
 	return last
 }
 
+// goBack returns to from, the page an action left for off, a URL not on
+// allowedHosts: the model is told and goes on from there.
+func (r *agentRun) goBack(ctx context.Context, off, from string) error {
+	lp, fatal := loadPage(ctx, r.tb, from, browser.WaitLoad, defaultPerPageTimeoutMs)
+	if fatal != nil {
+		return fatal
+	}
+	if lp.failure != nil {
+		return lp.failure
+	}
+	r.feedback = fmt.Sprintf("the last action led to %s, which is not on inputs.allowedHosts; the page was loaded again: stay on the allowed hosts", off)
+	return nil
+}
+
 // fail is the error of a run a budget or the model ended.
 func agentFail(reason, format string, args ...any) error {
 	return engine.Errorf(engine.StepExecutionFailed, format, args...).WithDetails(map[string]any{"reason": reason})
@@ -320,6 +334,9 @@ func (r *agentRun) act(ctx context.Context, reply *agent.Reply, pageURL string) 
 		}
 		r.failures = 0
 		if u, err := r.tb.Page().Context(ctx).Info(); err == nil && u.URL != pageURL {
+			if !r.in.hostAllowed(u.URL) {
+				return nil, r.goBack(ctx, u.URL, pageURL)
+			}
 			return nil, nil
 		}
 	}
