@@ -2,6 +2,8 @@ package templates
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -283,8 +285,13 @@ func (r *agentRun) screenshot(ctx context.Context, step int) (string, error) {
 // askPerson asks the person what the model asked: a takeover of the
 // browser, a value typed into a field (a secret one never reaches the
 // model), or a plain answer the model reads.
+//
+// The question's requestId is the step and a hash of what is asked: a run
+// resumed while waiting that asks the same again keeps the answer given,
+// and a different question at that step is not answered by it.
 func (r *agentRun) askPerson(ctx context.Context, a agent.Action, step int) (string, error) {
-	id := fmt.Sprintf("agent-%d", step)
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%t|%t|%s", a.Takeover, a.Secret, a.Question)))
+	id := fmt.Sprintf("agent-%d-%s", step, hex.EncodeToString(sum[:3]))
 	if a.Takeover {
 		_ = r.tb.BringToFront(ctx)
 		err := engine.AskTakeover(ctx, r.env, id, a.Question)

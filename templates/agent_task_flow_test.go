@@ -167,7 +167,7 @@ func TestAgentTaskAsksWhenStuck(t *testing.T) {
 		t.Fatalf("answer = %s", got)
 	}
 	qs := a.questions()
-	if len(qs) != 1 || qs[0].Kind != engine.QuestionText || qs[0].Message != "What should I search for?" || qs[0].RequestID != "agent-0" {
+	if len(qs) != 1 || qs[0].Kind != engine.QuestionText || qs[0].Message != "What should I search for?" || !strings.HasPrefix(qs[0].RequestID, "agent-0-") {
 		t.Fatalf("questions = %+v", qs)
 	}
 	if len(prompts()) != 3 {

@@ -47,7 +47,10 @@ func TestBlackboxAgentTaskTakeover(t *testing.T) {
 	cs := connectHTTP(t, srv, nil)
 	schema := obj{"type": "object", "required": []any{"welcome"}, "properties": obj{"welcome": obj{"type": "string"}}}
 	id := submitAsync(t, cs, "agent_task", obj{"goal": "Get past the human check and read the welcome", "startUrl": fx.URL("/human-check")}, obj{"outputSchema": schema})
-	r := waitQuestion(t, cs, id, "agent-0")
+	r := waitRun(t, cs, id, 60*time.Second, "the takeover question", func(r obj) bool {
+		ir, _ := r["inputRequest"].(obj)
+		return (ir != nil && strings.HasPrefix(ir["requestId"].(string), "agent-0-")) || terminal(r["status"])
+	})
 	ir := sub(r, "inputRequest")
 	if ir["kind"] != "takeover" || ir["url"] != "http://"+srv.addr+"/runs/"+id+"#live" {
 		t.Fatalf("takeover question: %v", ir)
