@@ -135,8 +135,11 @@ func (r *agentRun) resume() {
 			continue
 		}
 		open = nil
+		// The page an action led to, unless the action sent something
+		// (its answer page may be a POST's, which a GET would not show, or
+		// worse, repeat): then the page it was taken on.
 		r.lastURL = rec.After
-		if r.lastURL == "" {
+		if r.lastURL == "" || rec.Effect != agent.NoEffect.String() {
 			r.lastURL = rec.URL
 		}
 		r.note(rec)
