@@ -97,8 +97,8 @@ func TestCLITemplateExamplesRunAsPrinted(t *testing.T) {
 			names = append(names, f[0])
 		}
 	}
-	if len(names) != 9 {
-		t.Fatalf("want the 9 templates, got %q", names)
+	if len(names) != 10 {
+		t.Fatalf("want the 10 templates, got %q", names)
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -109,6 +109,14 @@ func TestCLITemplateExamplesRunAsPrinted(t *testing.T) {
 				// sign in (TestProfilesNewWaitsThroughTheEngine runs it).
 				if got := strings.Join(words[:4], " "); got != "browsertask profiles new work" {
 					t.Fatalf("profile_sign_in's example: %q, want browsertask profiles new work --open URL", words)
+				}
+				return
+			}
+			if name == "agent_task" {
+				// Its example needs a model (--model-url or the client's
+				// through sampling); TestAgentTask* run it with a scripted one.
+				if got := strings.Join(words[:3], " "); got != "browsertask run agent_task" || !strings.Contains(strings.Join(words, " "), "--output-schema") {
+					t.Fatalf("agent_task's example: %q, want browsertask run agent_task … --output-schema …", words)
 				}
 				return
 			}

@@ -39,6 +39,7 @@ func TestTemplatesSummarizeTheirInputs(t *testing.T) {
 		{"extract_structured", `{"startUrl":"https://shop.example/catalog/","maxPages":20}`, "from https://shop.example/catalog/, up to 20 pages"},
 		{"extract_structured", `not json`, ""},
 		{"profile_sign_in", `{"url":"https://accounts.example/login"}`, "sign in at accounts.example"},
+		{"agent_task", `{"goal":"buy the mug for alice","startUrl":"https://u:p@shop.example/cart"}`, "task at shop.example"},
 	} {
 		s, ok := byID[c.tpl].(engine.InputsSummarizer)
 		if !ok {

@@ -24,5 +24,6 @@ func All(b *browser.Manager, model modelfill.Sampler) []engine.Template {
 		NewExtractStructured(b, model),
 		NewMapSite(b),
 		NewProfileSignIn(b),
+		NewAgentTask(b, model),
 	}
 }

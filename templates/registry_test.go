@@ -15,11 +15,11 @@ func (fixedSampler) Sample(context.Context, modelfill.SampleRequest) (modelfill.
 	return modelfill.SampleResponse{}, nil
 }
 
-// TestAllWiresTheModel: All registers the eight templates in
-// list_task_templates order, and extract_structured, the one that asks a
-// model, gets the model given (nil: none).
+// TestAllWiresTheModel: All registers the ten templates in
+// list_task_templates order, and extract_structured and agent_task, the ones that ask a
+// model, get the model given (nil: none).
 func TestAllWiresTheModel(t *testing.T) {
-	want := []string{"batch_extract_pages", "screenshot_pages", "save_pdf", "crawl_site", "login", "run_steps", "extract_structured", "map_site", "profile_sign_in"}
+	want := []string{"batch_extract_pages", "screenshot_pages", "save_pdf", "crawl_site", "login", "run_steps", "extract_structured", "map_site", "profile_sign_in", "agent_task"}
 	m := &fixedSampler{name: "configured"}
 	for _, model := range []modelfill.Sampler{nil, m} {
 		tpls := All(nil, model)
@@ -37,6 +37,9 @@ func TestAllWiresTheModel(t *testing.T) {
 		}
 		if es.model != model {
 			t.Fatalf("extract_structured's model is %v, want %v", es.model, model)
+		}
+		if at, ok := tpls[9].(*AgentTask); !ok || at.model != model {
+			t.Fatalf("agent_task is %T with model %v, want model %v", tpls[9], tpls[9], model)
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 // anything (engine.PortabilityFindings, the MCP Inspector's rules).
 func TestTemplateSchemasArePortable(t *testing.T) {
 	all := All(nil, nil)
-	if len(all) != 9 {
-		t.Fatalf("%d templates, want 9", len(all))
+	if len(all) != 10 {
+		t.Fatalf("%d templates, want 10", len(all))
 	}
 	for _, tpl := range all {
 		info := tpl.Info()

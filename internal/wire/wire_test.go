@@ -35,8 +35,8 @@ func TestOpenAndHandler(t *testing.T) {
 	for _, info := range p.Engine.Templates() {
 		ids = append(ids, info.TemplateID)
 	}
-	if len(ids) != 10 || !slices.Contains(ids, "extract_structured") || !slices.Contains(ids, "map_site") || !slices.Contains(ids, "profile_sign_in") || !slices.Contains(ids, "dev_echo") {
-		t.Fatalf("templates %v, want the eight and dev_echo", ids)
+	if len(ids) != 11 || !slices.Contains(ids, "agent_task") || !slices.Contains(ids, "extract_structured") || !slices.Contains(ids, "map_site") || !slices.Contains(ids, "profile_sign_in") || !slices.Contains(ids, "dev_echo") {
+		t.Fatalf("templates %v, want the ten and dev_echo", ids)
 	}
 
 	ts := httptest.NewUnstartedServer(nil)

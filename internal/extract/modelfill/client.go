@@ -3,6 +3,7 @@ package modelfill
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -41,10 +42,18 @@ type samplingText struct {
 	Text string `json:"text"`
 }
 
-// samplingMessage is one message of sampling/createMessage.
+// samplingMessage is one message of sampling/createMessage: its content
+// is one text block, or (with images, MCP 2025-11-25) a list of blocks.
 type samplingMessage struct {
-	Role    string       `json:"role"`
-	Content samplingText `json:"content"`
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+}
+
+// samplingImage is an image content block of sampling/createMessage.
+type samplingImage struct {
+	Type     string `json:"type"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
 }
 
 // createMessageParams are the params of sampling/createMessage (MCP
@@ -70,7 +79,15 @@ func (c *ClientSampler) Sample(ctx context.Context, req SampleRequest) (SampleRe
 		p.MaxTokens = DefaultAnswerTokens
 	}
 	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, samplingMessage{Role: m.Role, Content: samplingText{Type: "text", Text: m.Content}})
+		var content any = samplingText{Type: "text", Text: m.Content}
+		if len(m.Images) > 0 {
+			blocks := []any{content}
+			for _, img := range m.Images {
+				blocks = append(blocks, samplingImage{Type: "image", Data: base64.StdEncoding.EncodeToString(img.Data), MimeType: img.MimeType})
+			}
+			content = blocks
+		}
+		p.Messages = append(p.Messages, samplingMessage{Role: m.Role, Content: content})
 	}
 	params, err := json.Marshal(p)
 	if err != nil {

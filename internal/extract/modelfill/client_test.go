@@ -57,3 +57,33 @@ func TestClientSamplerRequestAndAnswers(t *testing.T) {
 		t.Fatalf("refusal: %v", err)
 	}
 }
+
+// TestClientSamplerSendsImages: a message with images becomes a list of
+// content blocks, its text first, then each image base64-encoded with its
+// mime type (sampling/createMessage, MCP 2025-11-25).
+func TestClientSamplerSendsImages(t *testing.T) {
+	var got json.RawMessage
+	s := NewClientSampler(askerFunc(func(q engine.Question) (json.RawMessage, error) {
+		got = q.Request
+		return json.RawMessage(`{"role":"assistant","model":"m","content":{"type":"text","text":"ok"}}`), nil
+	}))
+	_, err := s.Sample(context.Background(), SampleRequest{Messages: []Message{{Role: "user", Content: "look",
+		Images: []Image{{MimeType: "image/png", Data: []byte("\x89PNG")}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req struct {
+		Params struct {
+			Messages []struct {
+				Content []map[string]string `json:"content"`
+			} `json:"messages"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(got, &req); err != nil || len(req.Params.Messages) != 1 {
+		t.Fatalf("request %s: %v", got, err)
+	}
+	c := req.Params.Messages[0].Content
+	if len(c) != 2 || c[0]["type"] != "text" || c[0]["text"] != "look" || c[1]["type"] != "image" || c[1]["mimeType"] != "image/png" || c[1]["data"] != "iVBORw==" {
+		t.Fatalf("content blocks %v", c)
+	}
+}

@@ -2,6 +2,7 @@ package modelfill
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -156,7 +157,17 @@ func (o *OpenAI) Sample(ctx context.Context, req SampleRequest) (SampleResponse,
 			msgs = append(msgs, openai.AssistantMessage(m.Content))
 			continue
 		}
-		msgs = append(msgs, openai.UserMessage(m.Content))
+		if len(m.Images) == 0 {
+			msgs = append(msgs, openai.UserMessage(m.Content))
+			continue
+		}
+		parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(m.Content)}
+		for _, img := range m.Images {
+			promptBytes += len(img.Data)
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+				URL: "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)}))
+		}
+		msgs = append(msgs, openai.UserMessage(parts))
 	}
 	params := openai.ChatCompletionNewParams{
 		Model:       shared.ChatModel(o.model),

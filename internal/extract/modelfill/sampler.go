@@ -24,6 +24,16 @@ type Message struct {
 	Role string `json:"role"`
 	// Content is the turn's text.
 	Content string `json:"content"`
+	// Images go with a user turn's text (a screenshot the agent_task's
+	// model asked for); models without vision may refuse them.
+	Images []Image `json:"-"`
+}
+
+// Image is a picture sent with a message.
+type Image struct {
+	// MimeType is e.g. "image/png".
+	MimeType string
+	Data     []byte
 }
 
 // SampleRequest is one question to a model.
