@@ -89,6 +89,9 @@ type cssRule struct {
 	spec  cascadia.Specificity
 	key   ruleKey
 	decls []cssDecl
+	// firstLetter marks a ::first-letter rule: only its text-transform
+	// is kept, as the property firstLetterTransform (css_first_letter.go).
+	firstLetter bool
 }
 
 // cssDecl is one declaration: property, value (lower case, without
@@ -193,7 +196,9 @@ func (w *sheetWalker) next(gt css.GrammarType, data []byte, vals []css.Token) {
 		if w.skip == 0 && w.inRule && len(w.rule) > 0 {
 			if d, ok := declOf(string(data), vals); ok {
 				for i := range w.rule {
-					w.rule[i].decls = append(w.rule[i].decls, d)
+					if fd, keep := ruleDecl(w.rule[i], d); keep {
+						w.rule[i].decls = append(w.rule[i].decls, fd)
+					}
 				}
 			}
 		}
@@ -204,14 +209,13 @@ func (w *sheetWalker) next(gt css.GrammarType, data []byte, vals []css.Token) {
 func (w *sheetWalker) flush() {
 	rules := w.rule
 	w.rule = nil
-	if len(rules) == 0 || len(rules[0].decls) == 0 {
-		return
-	}
 	for _, r := range rules {
 		if len(w.s.rules) >= MaxStyleRules {
 			return
 		}
-		w.s.rules = append(w.s.rules, r)
+		if len(r.decls) > 0 {
+			w.s.rules = append(w.s.rules, r)
+		}
 	}
 }
 
@@ -233,10 +237,11 @@ func compileRule(vals []css.Token) []cssRule {
 			continue
 		}
 		sel, err := cascadia.ParseWithPseudoElement(match)
-		if err != nil || sel.PseudoElement() != "" {
+		if err != nil || (sel.PseudoElement() != "" && sel.PseudoElement() != "first-letter") {
 			// A pseudo-element (::before, :after…) styles generated
 			// content, not the element; what cascadia cannot parse is
-			// dropped too.
+			// dropped too. ::first-letter styles the element's own
+			// first letter, which innerText shows transformed.
 			continue
 		}
 		spec := sel.Specificity()
@@ -245,7 +250,7 @@ func compileRule(vals []css.Token) []cssRule {
 				spec = s.Specificity()
 			}
 		}
-		out = append(out, cssRule{sel: sel, spec: spec, key: keyOf(part)})
+		out = append(out, cssRule{sel: sel, spec: spec, key: keyOf(part), firstLetter: sel.PseudoElement() == "first-letter"})
 	}
 	return out
 }

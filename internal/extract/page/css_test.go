@@ -281,3 +281,36 @@ func TestRewriteIsWhere(t *testing.T) {
 		t.Error("an unclosed :is( was rewritten")
 	}
 }
+
+// TestFirstLetterTransform: a ::first-letter (or legacy :first-letter)
+// rule's text-transform changes the first letter of a block container's
+// text, as Chromium's innerText shows it; the same markup is
+// /x/css/first-letter, compared with Chromium by templates'
+// TestHTTPExtractionEqualsBrowser. Found on the trafilatura corpus:
+// reddit.com.init.html ("share" shown "Share"), standard.co.uk.caribbean.html.
+func TestFirstLetterTransform(t *testing.T) {
+	cases := []struct{ name, style, body, want string }{
+		{"block", `.fl::first-letter { text-transform: uppercase }`, `<p class=fl>share this</p>`, "Share this"},
+		{"legacy single colon", `.fl:first-letter { text-transform: uppercase }`, `<div class=fl>save</div>`, "Save"},
+		{"inline-block", `.t::first-letter { text-transform: uppercase }`, `<a class=t style="display:inline-block">covid-19</a>`, "Covid-19"},
+		{"inline has none", `.t::first-letter { text-transform: uppercase }`, `<p>x <a class=t>air bridges</a></p>`, "x air bridges"},
+		{"punctuation skipped", `.fl::first-letter { text-transform: uppercase }`, `<p class=fl>"quoted" start</p>`, "\"Quoted\" start"},
+		{"lowercase", `.fl::first-letter { text-transform: lowercase }`, `<p class=fl>Lower Case</p>`, "lower Case"},
+		{"image first", `.fl::first-letter { text-transform: uppercase }`, `<p class=fl><img alt="">image first</p>`, "image first"},
+		{"nested block", `.fl::first-letter { text-transform: uppercase }`, `<div class=fl><div><b>nested</b> block</div></div>`, "Nested block"},
+		{"digit first", `.fl::first-letter { text-transform: uppercase }`, `<p class=fl>123 digits</p>`, "123 digits"},
+		{"only transform kept", `.fl::first-letter { display: none; visibility: hidden }`, `<p class=fl>kept</p>`, "kept"},
+		{"after other text", `.fl::first-letter { text-transform: uppercase }`, `<div class=fl>one</div><p>two</p>`, "One\n\ntwo"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := ParseString("<!doctype html><html><head><style>"+c.style+"</style></head><body>"+c.body+"</body></html>", "http://h/p.html")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := d.Text(1 << 20); got != c.want {
+				t.Fatalf("text = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -413,6 +413,7 @@ func (d *Document) innerText(el *html.Node) string {
 	}
 	w := &textWalker{d: d, lastRow: map[*html.Node]*html.Node{}}
 	l := d.layoutOf(el)
+	w.startFirstLetter(el, l)
 	for c := el.FirstChild; c != nil; c = c.NextSibling {
 		if childRendered(el, l, c) {
 			w.node(c, st)
@@ -441,6 +442,10 @@ type textWalker struct {
 	prev rune
 	// lastRow caches each table's last row.
 	lastRow map[*html.Node]*html.Node
+	// firstLetter is the ::first-letter text-transform the next letter
+	// takes, set by firstLetterOwner (css_first_letter.go).
+	firstLetter      string
+	firstLetterOwner *html.Node
 }
 
 // node collects the rendered text of n, whose parent's style is st.
@@ -457,6 +462,7 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		if st.transform != "" {
 			data = w.transform(data, st.transform)
 		}
+		data = w.applyFirstLetter(data)
 		if r, size := utf8.DecodeLastRuneInString(data); size > 0 {
 			w.prev = r
 		}
@@ -489,7 +495,10 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		return
 	}
 	st = inherit(st, n, l)
+	w.startFirstLetter(n, l)
+	defer w.endFirstLetter(n)
 	if isHTML(n, atom.Br) {
+		w.cancelFirstLetter()
 		if !st.hidden {
 			w.b.forced("\n")
 		} else {
