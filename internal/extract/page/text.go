@@ -526,11 +526,13 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 	if breaks > 0 {
 		w.b.requiredBreak(breaks)
 	}
+	w.boxBoundary(l.outer)
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if childRendered(n, l, c) {
 			w.node(c, st)
 		}
 	}
+	w.boxBoundary(l.outer)
 	if breaks > 0 {
 		w.b.requiredBreak(breaks)
 	}
