@@ -129,6 +129,7 @@ func ParseStyleSheet(text, sheetURL string) *StyleSheet {
 				if stuck++; stuck > 1000 {
 					break
 				}
+				w.recovered(p.Values())
 				continue
 			}
 			break // io.EOF or a read error
@@ -154,6 +155,8 @@ type sheetWalker struct {
 	inRule  bool
 	rule    []cssRule
 	sawRule bool // a rule or at-rule other than @charset/@import/@layer seen
+	// atDepth counts the at-rule blocks open (css_recover.go).
+	atDepth int
 }
 
 // next handles one grammar event.
@@ -171,10 +174,12 @@ func (w *sheetWalker) next(gt css.GrammarType, data []byte, vals []css.Token) {
 		}
 	case css.BeginAtRuleGrammar:
 		w.sawRule = true
+		w.atDepth++
 		if w.skip > 0 || w.inRule || !atRuleApplies(string(data), tokensText(vals)) {
 			w.skip++
 		}
 	case css.EndAtRuleGrammar:
+		w.atDepth = max(0, w.atDepth-1)
 		if w.skip > 0 {
 			w.skip--
 		}

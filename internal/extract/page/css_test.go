@@ -317,3 +317,30 @@ func TestFirstLetterTransform(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownAtRuleBlockClosesAtItsBrace: a rule prelude that runs into
+// an at-rule block's closing brace ends the block there, and the sheet's
+// later rules apply (st-georg.de-olympia.html of the trafilatura corpus:
+// `@-moz-document url-prefix(){visibility:hidden}` in its critical CSS
+// dropped the later `text-transform: capitalize`, and the author's name
+// came out upper-case over HTTP). The same markup is /x/css/moz-document,
+// compared with Chromium by templates' TestHTTPExtractionEqualsBrowser.
+func TestUnknownAtRuleBlockClosesAtItsBrace(t *testing.T) {
+	cases := []struct{ name, style, want string }{
+		{"unknown at-rule", `.a{text-transform:uppercase} @-moz-document url-prefix(){visibility:hidden} .a{text-transform:capitalize} .h{display:none}`, "Dominique Wehrmann"},
+		{"matching media", `@media screen{ .x{color:red} junk} .h{display:none} .a{text-transform:uppercase}`, "DOMINIQUE WEHRMANN"},
+		{"skipped media", `@media print{junk} .h{display:none}`, "dominique wehrmann"},
+		{"rule then junk in unknown at-rule", `@-moz-document url-prefix(){.a{display:none} d:e} .h{display:none}`, "dominique wehrmann"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := ParseString(`<!doctype html><html><head><style>`+c.style+`</style></head><body><div class=a>dominique wehrmann</div><p class=h>hidden</p></body></html>`, "http://h/p.html")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := d.Text(1 << 20); got != c.want {
+				t.Fatalf("text = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
