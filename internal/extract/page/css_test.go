@@ -344,3 +344,20 @@ func TestUnknownAtRuleBlockClosesAtItsBrace(t *testing.T) {
 		})
 	}
 }
+
+// TestDisplayInherit: `display: inherit` takes the parent's display, a
+// flex parent's making the child a flex container whose children are
+// blocks (chip.de.bestcrypt.html of the trafilatura corpus: "© CHIP
+// Digital GmbH 2020" and "Content Management by" on lines of their own in
+// Chromium, run together over HTTP). The same markup is
+// /x/css/display-inherit in templates' TestHTTPExtractionEqualsBrowser.
+func TestDisplayInherit(t *testing.T) {
+	d, err := ParseString(`<!doctype html><html><head><style>.lower{display:flex} .copy{display:inherit} .s{display:inherit}</style></head><body>`+
+		`<div class=lower><div class=copy><a href=/>© 2020</a><span>Content by</span></div></div><p>x <span class=s>inline</span> y</p></body></html>`, "http://h/p.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := func() string { s, _ := d.Text(1 << 20); return s }(), "© 2020\nContent by\n\nx\ninline\ny"; got != want {
+		t.Fatalf("text = %q, want %q", got, want)
+	}
+}
