@@ -251,6 +251,11 @@ func isFlexLike(d string) bool {
 	return false
 }
 
+// inlineLevel reports the display values of an inline-level box.
+func inlineLevel(d string) bool {
+	return strings.HasPrefix(d, "inline") || d == "-webkit-inline-box"
+}
+
 // blockify makes an inline-level box block-level (CSS Display 3 §2.7).
 func blockify(l layout) layout {
 	if l.outer == outerInline || l.outer == outerAtomic {
@@ -468,9 +473,11 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		}
 		anon := false
 		if p := n.Parent; p != nil && p.Type == html.ElementNode && strings.TrimFunc(data, isCollapsible) != "" {
-			// Text directly in a flex or grid container is an anonymous
-			// block of its own.
-			if pst := w.d.styleOf(p); pst != nil && isFlexLike(pst["display"]) {
+			// Text directly in a block-level flex or grid container is an
+			// anonymous block of its own. In an inline-level one
+			// (inline-flex: an icon's ligature beside its label) Chromium
+			// puts no line break around it: "searchBusca".
+			if pst := w.d.styleOf(p); pst != nil && isFlexLike(pst["display"]) && !inlineLevel(pst["display"]) {
 				anon = true
 				w.b.endLine()
 				w.b.requiredBreak(1)
