@@ -54,8 +54,9 @@ func (s *Source) noteStyle(n *html.Node, css string) {
 
 // offlineCause names why the browser's reading of a page both paths
 // loaded is the offline harness's doing (a Cause constant), or "":
-//   - an AMP page whose body Chromium read hidden: its text less than a
-//     tenth of the HTTP path's;
+//   - an AMP page whose body Chromium read hidden: its text less than
+//     half the HTTP path's (what shows is only what sets visibility:
+//     visible itself);
 //   - a page whose script navigates and whose browser reading is empty
 //     (no title, text or link) while the HTTP path read one.
 func offlineCause(b, h Page, src *Source) string {
@@ -64,7 +65,7 @@ func offlineCause(b, h Page, src *Source) string {
 	}
 	bt, ht := len(Tokens(deref(b.Text))), len(Tokens(deref(h.Text)))
 	switch {
-	case src.AMPBoilerplate && ht > 0 && bt*10 < ht:
+	case src.AMPBoilerplate && ht > 0 && bt*2 < ht:
 		return CauseAMPRuntime
 	case src.Navigates && b.Title == "" && bt == 0 && len(b.Links) == 0 && (h.Title != "" || ht > 0):
 		return CauseScriptNavigation
