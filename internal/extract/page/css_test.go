@@ -242,6 +242,8 @@ func FuzzParseStyleSheet(f *testing.F) {
 		`p { display: none; } }}} {{ ;;; @media {`, `.a::before { content: "x" } :is(a) { display: none }`,
 		`div { p { display: none } }`, "\x00\xff{display:none}", `@layer x { li { display: inline } }`,
 		`:where(.a, :is(ul, div)) > :is(p, li) { display: none }`, `:is(.a, .b { display: none }`, `p:where(\:is() { x: y }`,
+		`@-moz-document url-prefix(){visibility:hidden} .a{text-transform:capitalize}`, `@media print{junk} } .a{display:inherit}`,
+		`.a::first-letter{text-transform:uppercase} p:first-letter{display:none;text-transform:lowercase}`,
 	} {
 		f.Add(s, `<p class=a>a</p><ul><li>b</li></ul><div><p>c</p></div>`)
 	}
