@@ -28,9 +28,10 @@ import (
 // out, and why the text can still differ:
 //
 //   - a rule whose selector cascadia cannot match (:hover and other
-//     states, pseudo-elements: generated content is not
-//     in innerText anyway) or that uses a cascadia extension browsers do
-//     not know;
+//     states, pseudo-elements: generated content is not in innerText
+//     anyway; ::first-letter's text-transform is the one kept,
+//     css_first_letter.go) or that uses a cascadia extension browsers
+//     do not know;
 //   - rules nested inside a rule (CSS nesting), @container, @scope and
 //     any other at-rule but @media, @supports, @layer and @import;
 //     @layer's order is not applied (layered rules count as unlayered);
