@@ -40,6 +40,7 @@ func Compare(name string, b, h Page, src *Source) []Diff {
 	add := func(aspect, class, detail string) {
 		out = append(out, Diff{Page: name, Aspect: aspect, Class: class, Detail: detail})
 	}
+	b = markOffline(b, h, src)
 	if class, why := failure(b, h); why != "" {
 		for _, a := range Aspects {
 			add(a, class, why)
@@ -117,6 +118,8 @@ func failure(b, h Page) (class, detail string) {
 	}
 	class = ClassPageFailed
 	switch {
+	case h.Error == nil && b.Error != nil && b.Error.ErrorCode == "OFFLINE":
+		class += ":" + b.Error.Message
 	case h.Error == nil && b.Error != nil && strings.Contains(b.Error.Message, "redirected to"),
 		h.Error == nil && b.Error == nil && b.FinalURL != h.FinalURL && h.FinalURL == h.URL:
 		class += ":script-navigation"

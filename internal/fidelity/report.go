@@ -59,6 +59,7 @@ func NewReport(name, generator string) *Report {
 // Add compares one page and counts it.
 func (r *Report) Add(name string, b, h Page, src *Source) {
 	r.Pages++
+	b = markOffline(b, h, src)
 	if b.Error != nil {
 		r.FailedBrowser++
 	}

@@ -39,6 +39,10 @@ type Source struct {
 	TransformRules bool
 	// Scripts is true when the page has a <script>.
 	Scripts bool
+	// Navigates is true when an inline script assigns the page's
+	// location; AMPBoilerplate when the page has AMP's boilerplate style
+	// (offline.go).
+	Navigates, AMPBoilerplate bool
 }
 
 // hideRule finds declarations that hide content; it only flags a page as
@@ -96,9 +100,12 @@ func (s *Source) walk(n *html.Node, base *url.URL, css func(string) []byte, st w
 		switch n.DataAtom {
 		case atom.Script:
 			s.Scripts = true
+			s.noteScript(n)
 			return
 		case atom.Style:
-			s.styleRules(textOf(n))
+			css := textOf(n)
+			s.styleRules(css)
+			s.noteStyle(n, css)
 			return
 		case atom.Noscript:
 			// Parsed with scripting on, its content is one text node: parse

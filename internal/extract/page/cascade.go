@@ -332,6 +332,9 @@ func (d *Document) cascade(sheets []*StyleSheet) {
 			for p, w := range won {
 				out[p] = w.value
 			}
+			if out["display"] == "inherit" {
+				out["display"] = d.parentDisplay(n)
+			}
 			d.css.computed[n] = out
 		}
 		return true

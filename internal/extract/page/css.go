@@ -28,9 +28,10 @@ import (
 // out, and why the text can still differ:
 //
 //   - a rule whose selector cascadia cannot match (:hover and other
-//     states, pseudo-elements: generated content is not
-//     in innerText anyway) or that uses a cascadia extension browsers do
-//     not know;
+//     states, pseudo-elements: generated content is not in innerText
+//     anyway; ::first-letter's text-transform is the one kept,
+//     css_first_letter.go) or that uses a cascadia extension browsers
+//     do not know;
 //   - rules nested inside a rule (CSS nesting), @container, @scope and
 //     any other at-rule but @media, @supports, @layer and @import;
 //     @layer's order is not applied (layered rules count as unlayered);
@@ -89,6 +90,9 @@ type cssRule struct {
 	spec  cascadia.Specificity
 	key   ruleKey
 	decls []cssDecl
+	// firstLetter marks a ::first-letter rule: only its text-transform
+	// is kept, as the property firstLetterTransform (css_first_letter.go).
+	firstLetter bool
 }
 
 // cssDecl is one declaration: property, value (lower case, without
@@ -126,6 +130,7 @@ func ParseStyleSheet(text, sheetURL string) *StyleSheet {
 				if stuck++; stuck > 1000 {
 					break
 				}
+				w.recovered(p.Values())
 				continue
 			}
 			break // io.EOF or a read error
@@ -151,6 +156,8 @@ type sheetWalker struct {
 	inRule  bool
 	rule    []cssRule
 	sawRule bool // a rule or at-rule other than @charset/@import/@layer seen
+	// atDepth counts the at-rule blocks open (css_recover.go).
+	atDepth int
 }
 
 // next handles one grammar event.
@@ -168,10 +175,12 @@ func (w *sheetWalker) next(gt css.GrammarType, data []byte, vals []css.Token) {
 		}
 	case css.BeginAtRuleGrammar:
 		w.sawRule = true
+		w.atDepth++
 		if w.skip > 0 || w.inRule || !atRuleApplies(string(data), tokensText(vals)) {
 			w.skip++
 		}
 	case css.EndAtRuleGrammar:
+		w.atDepth = max(0, w.atDepth-1)
 		if w.skip > 0 {
 			w.skip--
 		}
@@ -193,7 +202,9 @@ func (w *sheetWalker) next(gt css.GrammarType, data []byte, vals []css.Token) {
 		if w.skip == 0 && w.inRule && len(w.rule) > 0 {
 			if d, ok := declOf(string(data), vals); ok {
 				for i := range w.rule {
-					w.rule[i].decls = append(w.rule[i].decls, d)
+					if fd, keep := ruleDecl(w.rule[i], d); keep {
+						w.rule[i].decls = append(w.rule[i].decls, fd)
+					}
 				}
 			}
 		}
@@ -204,14 +215,13 @@ func (w *sheetWalker) next(gt css.GrammarType, data []byte, vals []css.Token) {
 func (w *sheetWalker) flush() {
 	rules := w.rule
 	w.rule = nil
-	if len(rules) == 0 || len(rules[0].decls) == 0 {
-		return
-	}
 	for _, r := range rules {
 		if len(w.s.rules) >= MaxStyleRules {
 			return
 		}
-		w.s.rules = append(w.s.rules, r)
+		if len(r.decls) > 0 {
+			w.s.rules = append(w.s.rules, r)
+		}
 	}
 }
 
@@ -233,10 +243,11 @@ func compileRule(vals []css.Token) []cssRule {
 			continue
 		}
 		sel, err := cascadia.ParseWithPseudoElement(match)
-		if err != nil || sel.PseudoElement() != "" {
+		if err != nil || (sel.PseudoElement() != "" && sel.PseudoElement() != "first-letter") {
 			// A pseudo-element (::before, :after…) styles generated
 			// content, not the element; what cascadia cannot parse is
-			// dropped too.
+			// dropped too. ::first-letter styles the element's own
+			// first letter, which innerText shows transformed.
 			continue
 		}
 		spec := sel.Specificity()
@@ -245,7 +256,7 @@ func compileRule(vals []css.Token) []cssRule {
 				spec = s.Specificity()
 			}
 		}
-		out = append(out, cssRule{sel: sel, spec: spec, key: keyOf(part)})
+		out = append(out, cssRule{sel: sel, spec: spec, key: keyOf(part), firstLetter: sel.PseudoElement() == "first-letter"})
 	}
 	return out
 }

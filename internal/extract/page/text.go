@@ -251,6 +251,11 @@ func isFlexLike(d string) bool {
 	return false
 }
 
+// inlineLevel reports the display values of an inline-level box.
+func inlineLevel(d string) bool {
+	return strings.HasPrefix(d, "inline") || d == "-webkit-inline-box"
+}
+
 // blockify makes an inline-level box block-level (CSS Display 3 §2.7).
 func blockify(l layout) layout {
 	if l.outer == outerInline || l.outer == outerAtomic {
@@ -413,6 +418,7 @@ func (d *Document) innerText(el *html.Node) string {
 	}
 	w := &textWalker{d: d, lastRow: map[*html.Node]*html.Node{}}
 	l := d.layoutOf(el)
+	w.startFirstLetter(el, l)
 	for c := el.FirstChild; c != nil; c = c.NextSibling {
 		if childRendered(el, l, c) {
 			w.node(c, st)
@@ -441,6 +447,10 @@ type textWalker struct {
 	prev rune
 	// lastRow caches each table's last row.
 	lastRow map[*html.Node]*html.Node
+	// firstLetter is the ::first-letter text-transform the next letter
+	// takes, set by firstLetterOwner (css_first_letter.go).
+	firstLetter      string
+	firstLetterOwner *html.Node
 }
 
 // node collects the rendered text of n, whose parent's style is st.
@@ -457,14 +467,17 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		if st.transform != "" {
 			data = w.transform(data, st.transform)
 		}
+		data = w.applyFirstLetter(data)
 		if r, size := utf8.DecodeLastRuneInString(data); size > 0 {
 			w.prev = r
 		}
 		anon := false
 		if p := n.Parent; p != nil && p.Type == html.ElementNode && strings.TrimFunc(data, isCollapsible) != "" {
-			// Text directly in a flex or grid container is an anonymous
-			// block of its own.
-			if pst := w.d.styleOf(p); pst != nil && isFlexLike(pst["display"]) {
+			// Text directly in a block-level flex or grid container is an
+			// anonymous block of its own. In an inline-level one
+			// (inline-flex: an icon's ligature beside its label) Chromium
+			// puts no line break around it: "searchBusca".
+			if pst := w.d.styleOf(p); pst != nil && isFlexLike(pst["display"]) && !inlineLevel(pst["display"]) {
 				anon = true
 				w.b.endLine()
 				w.b.requiredBreak(1)
@@ -489,7 +502,10 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 		return
 	}
 	st = inherit(st, n, l)
+	w.startFirstLetter(n, l)
+	defer w.endFirstLetter(n)
 	if isHTML(n, atom.Br) {
+		w.cancelFirstLetter()
 		if !st.hidden {
 			w.b.forced("\n")
 		} else {
@@ -517,11 +533,13 @@ func (w *textWalker) node(n *html.Node, st inherited) {
 	if breaks > 0 {
 		w.b.requiredBreak(breaks)
 	}
+	w.boxBoundary(l.outer)
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if childRendered(n, l, c) {
 			w.node(c, st)
 		}
 	}
+	w.boxBoundary(l.outer)
 	if breaks > 0 {
 		w.b.requiredBreak(breaks)
 	}

@@ -40,3 +40,16 @@ func (w *textWalker) transform(s, t string) string {
 func inWord(r rune) bool {
 	return r != 0 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '\u2019')
 }
+
+// boxBoundary ends the word capitalize is in at the start and the end of
+// a box of kind o that is not inline: a block, a cell, a row or an
+// inline-block has a text run of its own, and Chromium capitalizes its
+// first word whatever the text before it ends with ("Basseterre" then a
+// block "overcast clouds" shows "Overcast Clouds", not "overcast
+// Clouds").
+func (w *textWalker) boxBoundary(o outer) {
+	switch o {
+	case outerBlock, outerAtomic, outerCell, outerRow:
+		w.prev = 0
+	}
+}
