@@ -136,3 +136,19 @@ func ParseRef(s string) (int, error) {
 	n, _ := strconv.Atoi(d)
 	return n, nil
 }
+
+// Line returns the line of the tab's last snapshot that ref heads (its
+// role, name and value as the model read them), "" when none does: a
+// record of what was acted on that a person can read.
+func (r *Refs) Line(ref string) string {
+	ref = strings.TrimSpace(ref)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range r.last {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, ref+" "); ok {
+			return ref + " " + rest
+		}
+	}
+	return ""
+}
