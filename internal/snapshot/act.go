@@ -35,6 +35,9 @@ func Act(ctx context.Context, page *rod.Page, refs *Refs, ref, action, value str
 		return err
 	}
 	p := page.Context(ctx)
+	if c, ok := refs.sessionOf(p, k.frame); ok {
+		return actInFrame(c, k.backend, ref, action, value)
+	}
 	res, err := proto.DOMResolveNode{BackendNodeID: k.backend}.Call(p)
 	if err != nil {
 		return &engine.Error{Code: engine.StepExecutionFailed, Message: "ref " + ref + " is no longer on the page", Err: err,
@@ -108,15 +111,7 @@ func known(action string) bool {
 // selectOption chooses the option of a select whose value, or else label,
 // is value, firing input and change as a person's choice does.
 func selectOption(el *rod.Element, value string) error {
-	res, err := el.Eval(`function (v) {
-  if (this.tagName !== 'SELECT') return 'not a select';
-  const o = Array.from(this.options).find(o => o.value === v) || Array.from(this.options).find(o => o.label.trim() === v.trim());
-  if (!o) return 'no option with value or label ' + JSON.stringify(v);
-  this.value = o.value;
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-  return 'ok';
-}`, value)
+	res, err := el.Eval(selectScript, value)
 	if err != nil {
 		return err
 	}
@@ -132,3 +127,15 @@ func selectOption(el *rod.Element, value string) error {
 func Element(ctx context.Context, page *rod.Page, refs *Refs, ref string) (*rod.Element, error) {
 	return resolve(page.Context(ctx), refs, "ref", ref)
 }
+
+// selectScript chooses the option of a select by value or label (see
+// selectOption); it answers 'ok' or why not.
+const selectScript = `function (v) {
+  if (this.tagName !== 'SELECT') return 'not a select';
+  const o = Array.from(this.options).find(o => o.value === v) || Array.from(this.options).find(o => o.label.trim() === v.trim());
+  if (!o) return 'no option with value or label ' + JSON.stringify(v);
+  this.value = o.value;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return 'ok';
+}`

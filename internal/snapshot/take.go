@@ -95,13 +95,16 @@ func readTree(p *rod.Page, refs *Refs) (*node, error) {
 		}
 	}
 	index(root, 0)
-	var hang func(parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int)
-	hang = func(parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int) {
+	// A frame in the parent's process is read through the parent's
+	// session (c); one in another process (a cross-site iframe) through
+	// a session on its own target, which then reads its children.
+	var hang func(c proto.Client, parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int)
+	hang = func(c proto.Client, parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int) {
 		for _, k := range kids {
 			if depth > 8 {
 				return
 			}
-			own, err := proto.DOMGetFrameOwner{FrameID: k.Frame.ID}.Call(p)
+			own, err := proto.DOMGetFrameOwner{FrameID: k.Frame.ID}.Call(c)
 			if err != nil {
 				continue
 			}
@@ -109,16 +112,29 @@ func readTree(p *rod.Page, refs *Refs) (*node, error) {
 			if holder == nil {
 				continue
 			}
-			sub, err := proto.AccessibilityGetFullAXTree{FrameID: k.Frame.ID}.Call(p)
+			sub, err := proto.AccessibilityGetFullAXTree{FrameID: k.Frame.ID}.Call(c)
+			if err == nil {
+				holder.frame = fromAX(k.Frame.ID, sub.Nodes)
+				index(holder.frame, 0)
+				hang(c, k.Frame.ID, k.ChildFrames, depth+1)
+				continue
+			}
+			fc, err := refs.frameSession(p, k.Frame.ID)
+			if err != nil {
+				continue
+			}
+			sub, err = proto.AccessibilityGetFullAXTree{}.Call(fc)
 			if err != nil {
 				continue
 			}
 			holder.frame = fromAX(k.Frame.ID, sub.Nodes)
 			index(holder.frame, 0)
-			hang(k.Frame.ID, k.ChildFrames, depth+1)
+			if ft, err := (proto.PageGetFrameTree{}).Call(fc); err == nil {
+				hang(fc, k.Frame.ID, ft.FrameTree.ChildFrames, depth+1)
+			}
 		}
 	}
-	hang(main, ft.FrameTree.ChildFrames, 0)
+	hang(p, main, ft.FrameTree.ChildFrames, 0)
 	return root, nil
 }
 
