@@ -1,6 +1,7 @@
 package pagetools_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,9 +74,14 @@ func TestTabsAndConsole(t *testing.T) {
 	if _, cur := tabIDs(sc); cur != "t3" || !strings.Contains(text, "# Popup page") {
 		t.Fatalf("switch to t3: current %q\n%s", cur, text)
 	}
+	last := ""
 	fixture.WaitUntil(t, "the popup's console error", func() bool {
 		_, sc := must(t, cs, "browser_console", args("since", 0))
 		msgs, _ = sc["messages"].([]any)
+		if s := fmt.Sprint(sc); s != last {
+			t.Logf("console of the popup: %s", s)
+			last = s
+		}
 		return len(msgs) > 0 && msgs[len(msgs)-1].(map[string]any)["text"] == "popup error" && sc["tab"] == "t3"
 	})
 

@@ -114,7 +114,7 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 			},
 			output: merge(map[string]any{"done": map[string]any{"type": "string", "description": "The action and reference done."}}, snapOut),
 			run:    t.act},
-		{name: "browser_wait", readOnly: true, description: "Waits until the session's page shows text (in its visible text, across the navigations " +
+		{name: "browser_wait", readOnly: true, description: "Waits until the session's page shows text (in its visible text or its frames', across the navigations " +
 			"an action started) and answers the page's snapshot. Use it after an action that loads a page. Errors: ELEMENT_NOT_FOUND " +
 			"when the text did not appear within timeoutMs (default 10000).",
 			props: merge(map[string]any{
@@ -223,7 +223,7 @@ func (t *Tools) wait(ctx context.Context, p *page, a *args) (*sdk.CallToolResult
 	if a.TimeoutMs < 0 || a.TimeoutMs > 60000 {
 		return nil, engine.Errorf(engine.InvalidParameter, "timeoutMs must be from 1 to 60000").WithDetails(map[string]any{"field": "timeoutMs"})
 	}
-	if err := p.tab.WaitText(ctx, a.Text, time.Duration(a.TimeoutMs)*time.Millisecond); err != nil {
+	if err := waitText(ctx, p, a.Text, time.Duration(a.TimeoutMs)*time.Millisecond); err != nil {
 		return nil, err
 	}
 	return t.snapshotAnswer(ctx, p, a, map[string]any{})
