@@ -94,10 +94,10 @@ func (c *consoleLog) after(since int64, limit int) (out []consoleMsg, lost int, 
 
 // watchConsole reads the console calls, uncaught errors and browser
 // messages (Log domain: a failed resource, a CSP refusal) of page into log
-// until ctx ends. Enabling the Runtime domain replays the messages the
-// page logged before the watch started, so a popup adopted late loses
-// none. Frames in another process (cross-site iframes) log to their own
-// target and are not read.
+// until ctx ends. What a popup logged before the tools adopted it (at the
+// first call after it opened) is not read: Chromium does not replay it to
+// a session attached later. Frames in another process (cross-site
+// iframes) log to their own target and are not read either.
 func watchConsole(ctx context.Context, page *rod.Page, log *consoleLog) {
 	wait := page.Context(ctx).EachEvent(
 		func(e *proto.RuntimeConsoleAPICalled) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/internal/snapshot"
 )
@@ -148,4 +150,22 @@ func (p *page) byTarget(target string) *pageTab {
 		}
 	}
 	return nil
+}
+
+// closedUnder answers a call that failed because its tab closed under it
+// (a button whose script runs window.close()): the call did what it was
+// asked, the tools fall back to the tab used most recently, and the answer
+// says so with the tab list. It reports false when the current tab is
+// still open: the failure is the call's own.
+func (p *page) closedUnder(ctx context.Context) (*sdk.CallToolResult, bool) {
+	cur := p.set.cur
+	if cur == nil {
+		return nil, false
+	}
+	notes := p.sync(ctx, p.sess)
+	if p.set.cur == cur {
+		return nil, false
+	}
+	p.notes = append(p.notes, notes...)
+	return p.tabList(ctx, map[string]any{"done": "tab " + cur.id + " closed"}), true
 }

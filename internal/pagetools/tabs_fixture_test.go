@@ -36,7 +36,7 @@ func interactiveSite(t *testing.T) (base, other string) {
 <script>console.log('tabs page', 42, {a: 1}); console.warn('careful'); setTimeout(() => { throw new Error('boom') })</script>`)
 		case "/popup":
 			page("Popup "+r.URL.Query().Get("n"), `<h1>Popup page</h1><button onclick="window.close()">Close me</button>
-<script>console.error('popup error')</script>`)
+<button onclick="console.error('popup error')">Log</button><script>console.info('popup loaded')</script>`)
 		case "/frames":
 			page("Frames", `<h1>Frames</h1><iframe title="Same" src="/inner?who=same"></iframe>
 <iframe title="Cross" src="http://localhost:`+port+`/inner?who=cross"></iframe>`)

@@ -74,6 +74,7 @@ func TestTabsAndConsole(t *testing.T) {
 	if _, cur := tabIDs(sc); cur != "t3" || !strings.Contains(text, "# Popup page") {
 		t.Fatalf("switch to t3: current %q\n%s", cur, text)
 	}
+	must(t, cs, "browser_act", args("ref", refOf(t, text, "button", "Log"), "action", "click"))
 	last := ""
 	fixture.WaitUntil(t, "the popup's console error", func() bool {
 		_, sc := must(t, cs, "browser_console", args("since", 0))

@@ -150,6 +150,11 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 				defer p.mu.Unlock()
 				start := time.Now()
 				res, err := tl.run(ctx, p, &a)
+				if err != nil {
+					if closed, ok := p.closedUnder(ctx); ok {
+						res, err = closed, nil
+					}
+				}
 				t.record(ctx, p, tl.name, &a, start, err)
 				if err != nil {
 					p.failed(err)

@@ -129,3 +129,12 @@ func actInFrame(c frameClient, backend proto.DOMBackendNodeID, ref, action, valu
 	}
 	return nil
 }
+
+// isRemote reports whether frame is an out-of-process frame read through a
+// session of its own.
+func (r *Refs) isRemote(frame proto.PageFrameID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.frames[frame]
+	return ok
+}
