@@ -94,12 +94,14 @@ func (c *consoleLog) after(since int64, limit int) (out []consoleMsg, lost int, 
 
 // watchConsole reads the console calls, uncaught errors and browser
 // messages (Log domain: a failed resource, a CSP refusal) of page into log
-// until ctx ends. What a popup logged before the tools adopted it (at the
+// until ctx ends, and calls gone when the page closes or crashes. What a popup logged before the tools adopted it (at the
 // first call after it opened) is not read: Chromium does not replay it to
 // a session attached later. Frames in another process (cross-site
 // iframes) log to their own target and are not read either.
-func watchConsole(ctx context.Context, page *rod.Page, log *consoleLog) {
+func watchConsole(ctx context.Context, page *rod.Page, log *consoleLog, gone context.CancelFunc) {
 	wait := page.Context(ctx).EachEvent(
+		func(*proto.InspectorDetached) { gone() },
+		func(*proto.InspectorTargetCrashed) { gone() },
 		func(e *proto.RuntimeConsoleAPICalled) {
 			parts := make([]string, 0, len(e.Args))
 			for _, a := range e.Args {

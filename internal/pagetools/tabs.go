@@ -23,6 +23,11 @@ type pageTab struct {
 	console *consoleLog
 	// stop ends its console watch.
 	stop context.CancelFunc
+	// gone ends when its page closed or crashed: a CDP call to a page
+	// that closed under it (window.close) is never answered, so every
+	// call on the tab is bound to it.
+	gone     context.Context
+	markGone context.CancelFunc
 	// used orders the tabs by when each was last the current one: a
 	// closed current tab falls back to the one used most recently.
 	used uint64
@@ -42,9 +47,21 @@ func (p *page) add(tb *browser.Tab) *pageTab {
 	p.set.n++
 	ctx, stop := context.WithCancel(context.Background())
 	pt := &pageTab{id: "t" + strconv.Itoa(p.set.n), tab: tb, refs: snapshot.NewRefs(), console: newConsoleLog(&p.seq), stop: stop}
+	pt.gone, pt.markGone = context.WithCancel(context.Background())
 	p.set.all = append(p.set.all, pt)
-	watchConsole(ctx, tb.Page(), pt.console)
+	watchConsole(ctx, tb.Page(), pt.console, pt.markGone)
 	return pt
+}
+
+// bound returns ctx, also ended when the current tab's page closes or
+// crashes, for the call's work on it.
+func (p *page) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(ctx)
+	if p.set.cur == nil {
+		return c, cancel
+	}
+	stop := context.AfterFunc(p.set.cur.gone, cancel)
+	return c, func() { stop(); cancel() }
 }
 
 // use makes pt the tab the tools act on.
@@ -60,6 +77,7 @@ func (p *page) use(pt *pageTab) {
 // no tab and the next call opens a blank one.
 func (p *page) remove(pt *pageTab) {
 	pt.stop()
+	pt.markGone()
 	pt.tab.Release(false)
 	p.set.all = slices.DeleteFunc(p.set.all, func(o *pageTab) bool { return o == pt })
 	if p.set.cur != pt {

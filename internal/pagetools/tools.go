@@ -149,7 +149,9 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 				}
 				defer p.mu.Unlock()
 				start := time.Now()
-				res, err := tl.run(ctx, p, &a)
+				cctx, stop := p.bound(ctx)
+				res, err := tl.run(cctx, p, &a)
+				stop()
 				if err != nil {
 					if closed, ok := p.closedUnder(ctx); ok {
 						res, err = closed, nil
