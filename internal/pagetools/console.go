@@ -131,6 +131,17 @@ func watchConsole(ctx context.Context, page *rod.Page, log *consoleLog, gone con
 		},
 	)
 	engine.Go(ctx, nil, "pagetools.console", wait, nil)
+	// The page's own session may end without a word: the browser's
+	// detach of that session says it too.
+	session := page.SessionID
+	detached := page.Browser().Context(ctx).EachEvent(func(e *proto.TargetDetachedFromTarget) bool {
+		if e.SessionID == session {
+			gone()
+			return true
+		}
+		return false
+	})
+	engine.Go(ctx, nil, "pagetools.tabGone", detached, nil)
 }
 
 // consoleLevel maps CDP's console types and log levels onto the five
