@@ -149,7 +149,10 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 				}
 				defer p.mu.Unlock()
 				start := time.Now()
-				cctx, stop := p.bound(ctx)
+				cctx, stop := ctx, func() {}
+				if tl.name != "browser_tabs" { // which closes and switches tabs itself
+					cctx, stop = p.bound(ctx)
+				}
 				res, err := tl.run(cctx, p, &a)
 				stop()
 				if err != nil {
