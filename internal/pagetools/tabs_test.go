@@ -2,6 +2,8 @@ package pagetools_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,13 +13,16 @@ import (
 // TestTabsAndConsole drives browser_tabs and browser_console on a real
 // daemon and Chromium: a target=_blank link and window.open each add a
 // tab (not current), switch makes a popup current, a popup that closes
-// itself falls back to the tab used before it, open loads a URL held to
-// the policy, close of the current tab falls back; the console answers
+// itself falls back to the tab used before it, open loads a URL and
+// refuses one the policy denies, close of the current tab falls back; the console answers
 // each tab's messages and uncaught errors once, then again from a seq.
 func TestTabsAndConsole(t *testing.T) {
 	fixture.NeedChromium(t)
 	base, _ := interactiveSite(t)
-	cs, sid, _, _ := daemon(t)
+	denied := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(denied.Close)
+	cs, sid, proc, _ := daemon(t)
+	proc.Browser.DenyHost(strings.TrimPrefix(denied.URL, "http://"))
 	args := func(kv ...any) map[string]any {
 		m := map[string]any{"sessionId": sid}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -115,6 +120,7 @@ func TestTabsAndConsole(t *testing.T) {
 	refuses(t, cs, "browser_tabs", args("action", "switch"), "INVALID_PARAMETER", "tab")
 	refuses(t, cs, "browser_tabs", args("action", "shuffle"), "INVALID_PARAMETER", "action")
 	refuses(t, cs, "browser_tabs", args("action", "open", "url", "file:///etc/passwd"), "INVALID_PARAMETER", "url")
+	refuses(t, cs, "browser_tabs", args("action", "open", "url", denied.URL+"/"), "INVALID_PARAMETER", "url")
 	refuses(t, cs, "browser_console", args("limit", 500), "INVALID_PARAMETER", "limit")
 	if _, sc := must(t, cs, "browser_tabs", args()); joined(func() []string { ids, _ := tabIDs(sc); return ids }()) != "t1" {
 		t.Errorf("refused calls changed the tabs: %v", sc["tabs"])
