@@ -15,6 +15,9 @@ type Store interface {
 	// StreamStore reads checkpoints and writes artifacts a piece at a
 	// time (artifact_stream.go).
 	StreamStore
+	// SessionEventStore keeps the interactive calls on browser sessions
+	// (session_events.go).
+	SessionEventStore
 	// RegisterOwner inserts or replaces this process's owner row.
 	RegisterOwner(ctx context.Context, o Owner) error
 	// ListOwners returns all owner rows.

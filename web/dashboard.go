@@ -32,6 +32,10 @@ type Engine interface {
 	Profile() engine.Profile
 	History(ctx context.Context, limit, offset int) (*engine.HistoryList, error)
 	InputsSummary(templateID string, inputs json.RawMessage) string
+	// ListSessions and SessionEvents feed the sessions pages: the named
+	// sessions open now and the interactive calls made on one.
+	ListSessions(ctx context.Context) ([]*engine.Session, error)
+	SessionEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]engine.SessionEvent, error)
 }
 
 var _ Engine = (*engine.Engine)(nil)

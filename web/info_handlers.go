@@ -33,7 +33,23 @@ func (d *Dashboard) sessionsPage(w http.ResponseWriter, r *http.Request) {
 			row.Runs++
 		}
 	}
+	// Named sessions (create_browser_session) are listed whether a run
+	// uses them or not: the interactive tools act in them, and each one's
+	// page shows those calls.
+	named, err := d.eng.ListSessions(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	for _, s := range named {
+		if byID[s.ID] == nil {
+			byID[s.ID] = &SessionRow{ID: s.ID, Status: "open", Latest: "—"}
+		}
+	}
 	for _, row := range byID {
+		if strings.HasPrefix(row.ID, "sess_") {
+			row.URL = "/sessions/" + url.PathEscape(row.ID)
+		}
 		v.Sessions = append(v.Sessions, *row)
 	}
 	sort.Slice(v.Sessions, func(i, j int) bool { return v.Sessions[i].ID < v.Sessions[j].ID })

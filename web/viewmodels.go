@@ -297,6 +297,9 @@ type SessionRow struct {
 	Status string
 	Latest string
 	RunURL string
+	// URL is the session's page (its interactive calls); "" for a run's
+	// own throwaway session.
+	URL string
 }
 
 // ProfileView is the runtime profile page.

@@ -52,6 +52,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Inputs", testQuestions},
 		{"Stream", testStream},
 		{"Profiles", testProfiles},
+		{"SessionEvents", testSessionEvents},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newHarness) })

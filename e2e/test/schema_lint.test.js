@@ -14,8 +14,8 @@ import { binary, scratchDir, startServe } from '../lib/daemon.js';
 import { runInspector } from '../lib/inspector.js';
 
 // Tools listed without and with --dev-templates.
-const TOOLS = 24;
-const TOOLS_WITH_FIXTURES = 47;
+const TOOLS = 26;
+const TOOLS_WITH_FIXTURES = 49;
 
 // lint runs `mcp-inspector --cli --strict ... --method tools/list` and
 // resolves with its exit code, parsed stdout and stderr.

@@ -9,6 +9,7 @@ package pagetools
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -20,6 +21,9 @@ import (
 // that is neither closed nor expired.
 type Sessions interface {
 	ListSessions(ctx context.Context) ([]*engine.Session, error)
+	// RecordSessionEvent stores a call of the tools on a session
+	// (events.go), for the dashboard's session page.
+	RecordSessionEvent(ctx context.Context, ev engine.SessionEvent) error
 }
 
 // Browsers is what the tools ask of the browser manager.
@@ -31,14 +35,22 @@ type Browsers interface {
 	Session(ctx context.Context, sessionID string) (*browser.Session, error)
 }
 
-// page is the one tab a session's interactive tools drive, with its
-// reference table. mu serialises the calls on it: two actions on one page
-// at once would interleave their input events.
+// page is what a session's interactive tools drive: its tabs (tabs.go),
+// with tab and refs the current one's tab and reference table. mu
+// serialises the calls on it: two actions on one page at once would
+// interleave their input events.
 type page struct {
 	mu    sync.Mutex
 	tab   *browser.Tab
 	refs  *snapshot.Refs
 	files pageFiles
+	set   tabSet
+	sess  *browser.Session
+	// seq numbers the console messages of all its tabs.
+	seq atomic.Int64
+	// notes are what the call's tab syncs saw (popups, closed tabs), for
+	// its answer.
+	notes []string
 }
 
 // pages holds the page of each session that used the tools.
@@ -83,18 +95,21 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 	}
 	ps.mu.Unlock()
 	p.mu.Lock()
-	if p.tab == nil {
-		s, err := ps.browsers.Session(ctx, sessionID)
-		if err == nil {
-			// The tab outlives this call: bound to no request's context.
-			p.tab, err = s.AcquireTab(context.WithoutCancel(ctx))
+	p.notes = nil
+	s, err := ps.browsers.Session(ctx, sessionID)
+	if err == nil && p.tab == nil {
+		// The tab outlives this call: bound to no request's context.
+		var tb *browser.Tab
+		if tb, err = s.AcquireTab(context.WithoutCancel(ctx)); err == nil {
+			p.use(p.add(tb))
 		}
-		if err != nil {
-			p.mu.Unlock()
-			return nil, err
-		}
-		p.refs = snapshot.NewRefs()
 	}
+	if err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
+	p.sess = s
+	p.notes = p.sync(ctx, s)
 	if err := ps.startFiles(ctx, sessionID, p); err != nil {
 		p.mu.Unlock()
 		return nil, err
@@ -106,9 +121,12 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 // closed), so the next call takes a new one.
 func (p *page) failed(err error) {
 	switch engine.CodeOf(err) {
-	case engine.PageCrashed, engine.SessionNotFound:
-		p.tab.Release(false)
-		p.tab = nil
+	case engine.PageCrashed:
+		if p.set.cur != nil {
+			p.remove(p.set.cur)
+		}
+	case engine.SessionNotFound:
+		p.closeAll()
 	}
 }
 
@@ -120,11 +138,15 @@ func (ps *pages) drop(sessionID string) {
 	ps.mu.Unlock()
 	if p != nil {
 		p.mu.Lock()
-		if p.tab != nil {
-			p.tab.Release(false)
-			p.tab = nil
-		}
+		p.closeAll()
 		p.files.close()
 		p.mu.Unlock()
+	}
+}
+
+// closeAll closes every tab of the page.
+func (p *page) closeAll() {
+	for len(p.set.all) > 0 {
+		p.remove(p.set.all[0])
 	}
 }

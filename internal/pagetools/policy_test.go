@@ -13,7 +13,8 @@ import (
 // that come before any browser work.
 type fakeSessions []*engine.Session
 
-func (f fakeSessions) ListSessions(context.Context) ([]*engine.Session, error) { return f, nil }
+func (f fakeSessions) ListSessions(context.Context) ([]*engine.Session, error)     { return f, nil }
+func (fakeSessions) RecordSessionEvent(context.Context, engine.SessionEvent) error { return nil }
 
 type fakeBrowsers struct {
 	pol   engine.URLPolicy

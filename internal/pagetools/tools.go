@@ -59,6 +59,17 @@ type args struct {
 	Expand      []string `json:"expand"`
 	FullPage    bool     `json:"fullPage"`
 	fileArgs
+	// Tab, Target, Since, Limit and Level: browser_tabs, browser_act's
+	// drag and browser_console (tabs_tool.go, console_tool.go).
+	Tab    string `json:"tab"`
+	Target string `json:"target"`
+	Since  *int64 `json:"since"`
+	Limit  int    `json:"limit"`
+	Level  string `json:"level"`
+	// refLine and secret are what browser_act noted of its element for
+	// the call's session event (events.go).
+	refLine string
+	secret  bool
 }
 
 type tool struct {
@@ -93,17 +104,19 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 			"link, button and form control with a reference (e12) to pass to browser_act. Long lists and tables are summarised (expand names them).",
 			props: snapProps, output: snapOut, run: t.snapshot},
 		{name: "browser_act", description: "Acts on an element of the session's page by its reference from the latest snapshot: click, hover, fill (replace the value), " +
-			"type (append keystrokes), select (an option's value or label), scroll, focus, press (value is the key, e.g. Enter). Answers what changed on the page; " +
+			"type (append keystrokes), select (an option's value or label), scroll (the element into view; without ref the page: value down, up, top or bottom), " +
+			"focus, press (value is the key, e.g. Enter), drag (onto the element target names). Answers what changed on the page; " +
 			"a page the action loads may arrive after the answer: take browser_snapshot to see it. " +
 			"Errors: INVALID_PARAMETER (unknown ref or action), STEP_EXECUTION_FAILED.",
 			props: map[string]any{
 				"ref":    map[string]any{"type": "string", "description": "The element's reference, such as e12."},
 				"action": map[string]any{"type": "string", "enum": snapshot.Actions},
-				"value":  map[string]any{"type": "string", "description": "Text for fill and type, the option for select, the key for press."},
+				"value":  map[string]any{"type": "string", "description": "Text for fill and type, the option for select, the key for press, the direction of a page scroll."},
+				"target": map[string]any{"type": "string", "description": "For drag: the reference of the element to drop on."},
 			},
 			output: merge(map[string]any{"done": map[string]any{"type": "string", "description": "The action and reference done."}}, snapOut),
 			run:    t.act},
-		{name: "browser_wait", readOnly: true, description: "Waits until the session's page shows text (in its visible text, across the navigations " +
+		{name: "browser_wait", readOnly: true, description: "Waits until the session's page shows text (in its visible text or its frames', across the navigations " +
 			"an action started) and answers the page's snapshot. Use it after an action that loads a page. Errors: ELEMENT_NOT_FOUND " +
 			"when the text did not appear within timeoutMs (default 10000).",
 			props: merge(map[string]any{
@@ -118,6 +131,7 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 			run:    t.screenshot},
 	}
 	tools = append(tools, t.fileTools()...)
+	tools = append(tools, t.tabTools()...)
 	for _, tl := range tools {
 		props := merge(map[string]any{"sessionId": sess}, tl.props)
 		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"sessionId"}})
@@ -137,12 +151,25 @@ func (t *Tools) Install(srv *sdk.Server, _ *mcp.PluginHost) {
 					return fail(err), nil
 				}
 				defer p.mu.Unlock()
-				res, err := tl.run(ctx, p, &a)
+				start := time.Now()
+				cctx, stop := ctx, func() {}
+				if tl.name != "browser_tabs" { // which closes and switches tabs itself
+					cctx, stop = p.bound(ctx)
+				}
+				res, err := tl.run(cctx, p, &a)
+				stop()
+				if err != nil {
+					if closed, ok := p.closedUnder(ctx); ok {
+						res, err = closed, nil
+					}
+				}
+				t.record(ctx, p, tl.name, &a, start, err)
 				if err != nil {
 					p.failed(err)
-					return fail(err), nil
+					return withNotes(fail(err), p), nil
 				}
-				return res, nil
+				p.notes = append(p.notes, p.sync(ctx, p.sess)...)
+				return withNotes(res, p), nil
 			})
 	}
 }
@@ -178,9 +205,17 @@ func (t *Tools) snapshot(ctx context.Context, p *page, a *args) (*sdk.CallToolRe
 }
 
 func (t *Tools) act(ctx context.Context, p *page, a *args) (*sdk.CallToolResult, error) {
+	value := a.Value
+	switch {
+	case a.Action == "scroll" && strings.TrimSpace(a.Ref) == "":
+		return t.scrollPage(ctx, p, a)
+	case a.Action == "drag":
+		value = a.Target
+	}
+	noteTarget(ctx, p, a)
 	p.noteSecret(ctx, a)
 	err := settle(ctx, p.tab.Page(), func() error {
-		if err := snapshot.Act(ctx, p.tab.Page(), p.refs, a.Ref, a.Action, a.Value); err != nil {
+		if err := snapshot.Act(ctx, p.tab.Page(), p.refs, a.Ref, a.Action, value); err != nil {
 			return err
 		}
 		if a.Action == "press" {
@@ -202,7 +237,7 @@ func (t *Tools) wait(ctx context.Context, p *page, a *args) (*sdk.CallToolResult
 	if a.TimeoutMs < 0 || a.TimeoutMs > 60000 {
 		return nil, engine.Errorf(engine.InvalidParameter, "timeoutMs must be from 1 to 60000").WithDetails(map[string]any{"field": "timeoutMs"})
 	}
-	if err := p.tab.WaitText(ctx, a.Text, time.Duration(a.TimeoutMs)*time.Millisecond); err != nil {
+	if err := waitText(ctx, p, a.Text, time.Duration(a.TimeoutMs)*time.Millisecond); err != nil {
 		return nil, err
 	}
 	return t.snapshotAnswer(ctx, p, a, map[string]any{})

@@ -35,11 +35,14 @@ type Refs struct {
 	next int
 	// doc is the loader of the main frame's document the table is for.
 	doc string
+	// frames are the sessions attached to the out-of-process frames the
+	// snapshots read (oopif.go).
+	frames map[proto.PageFrameID]proto.TargetSessionID
 }
 
 // NewRefs returns an empty table for a new tab.
 func NewRefs() *Refs {
-	return &Refs{byKey: map[nodeKey]int{}, byRef: map[int]nodeKey{}}
+	return &Refs{byKey: map[nodeKey]int{}, byRef: map[int]nodeKey{}, frames: map[proto.PageFrameID]proto.TargetSessionID{}}
 }
 
 // ref returns the reference of k, assigning the next one when k is new.
@@ -99,6 +102,7 @@ func (r *Refs) document(loader string) {
 	r.doc = loader
 	clear(r.byKey)
 	clear(r.byRef)
+	clear(r.frames)
 }
 
 // swapLast stores lines as the tab's last snapshot and returns the one
@@ -135,4 +139,20 @@ func ParseRef(s string) (int, error) {
 	}
 	n, _ := strconv.Atoi(d)
 	return n, nil
+}
+
+// Line returns the line of the tab's last snapshot that ref heads (its
+// role, name and value as the model read them), "" when none does: a
+// record of what was acted on that a person can read.
+func (r *Refs) Line(ref string) string {
+	ref = strings.TrimSpace(ref)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range r.last {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, ref+" "); ok {
+			return ref + " " + rest
+		}
+	}
+	return ""
 }

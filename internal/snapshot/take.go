@@ -95,13 +95,16 @@ func readTree(p *rod.Page, refs *Refs) (*node, error) {
 		}
 	}
 	index(root, 0)
-	var hang func(parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int)
-	hang = func(parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int) {
+	// A frame in the parent's process is read through the parent's
+	// session (c): the page's, or a cross-site frame's own (below) for
+	// the frames inside it.
+	var hang func(c proto.Client, parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int)
+	hang = func(c proto.Client, parent proto.PageFrameID, kids []*proto.PageFrameTree, depth int) {
 		for _, k := range kids {
 			if depth > 8 {
 				return
 			}
-			own, err := proto.DOMGetFrameOwner{FrameID: k.Frame.ID}.Call(p)
+			own, err := proto.DOMGetFrameOwner{FrameID: k.Frame.ID}.Call(c)
 			if err != nil {
 				continue
 			}
@@ -109,16 +112,56 @@ func readTree(p *rod.Page, refs *Refs) (*node, error) {
 			if holder == nil {
 				continue
 			}
-			sub, err := proto.AccessibilityGetFullAXTree{FrameID: k.Frame.ID}.Call(p)
+			sub, err := proto.AccessibilityGetFullAXTree{FrameID: k.Frame.ID}.Call(c)
 			if err != nil {
 				continue
 			}
 			holder.frame = fromAX(k.Frame.ID, sub.Nodes)
 			index(holder.frame, 0)
-			hang(k.Frame.ID, k.ChildFrames, depth+1)
+			hang(c, k.Frame.ID, k.ChildFrames, depth+1)
 		}
 	}
-	hang(main, ft.FrameTree.ChildFrames, 0)
+	hang(p, main, ft.FrameTree.ChildFrames, 0)
+	// Frames in another process (cross-site iframes under site
+	// isolation) are not in the page's frame tree: they are targets of
+	// their own, found by their owner element in this page.
+	missing := map[proto.DOMBackendNodeID]*node{}
+	for k, n := range owners {
+		if n.frame == nil && !refs.isRemote(k.frame) {
+			missing[k.backend] = n
+		}
+	}
+	if len(missing) == 0 {
+		return root, nil
+	}
+	targets, err := proto.TargetGetTargets{}.Call(p.Browser().Context(p.GetContext()))
+	if err != nil {
+		return root, nil
+	}
+	for _, tg := range targets.TargetInfos {
+		if tg.Type != "iframe" {
+			continue
+		}
+		frame := proto.PageFrameID(tg.TargetID)
+		own, err := proto.DOMGetFrameOwner{FrameID: frame}.Call(p)
+		if err != nil || missing[own.BackendNodeID] == nil {
+			continue
+		}
+		holder := missing[own.BackendNodeID]
+		fc, err := refs.frameSession(p, frame)
+		if err != nil {
+			continue
+		}
+		sub, err := proto.AccessibilityGetFullAXTree{}.Call(fc)
+		if err != nil {
+			continue
+		}
+		holder.frame = fromAX(frame, sub.Nodes)
+		index(holder.frame, 0)
+		if ft, err := (proto.PageGetFrameTree{}).Call(fc); err == nil {
+			hang(fc, frame, ft.FrameTree.ChildFrames, 1)
+		}
+	}
 	return root, nil
 }
 

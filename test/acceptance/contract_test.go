@@ -80,6 +80,8 @@ func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
 		"answer_task_run": true,
 		// Persistent browser profiles (README, "Sign in once").
 		"list_profiles": true, "sign_in_profile": true,
+		// The session's tabs and console (internal/pagetools/tabs*.go, console*.go).
+		"browser_tabs": true, "browser_console": true,
 		// The interactive tools on a session's page (internal/pagetools).
 		"browser_navigate": true, "browser_snapshot": true, "browser_act": true, "browser_wait": true, "browser_screenshot": true,
 		// Files in and out of a session's page, and its network capture.
