@@ -12,7 +12,6 @@ package content
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	trafilatura "github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
@@ -75,6 +74,7 @@ func Extract(body []byte, o Options) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
+	published := publishedDate(prep.doc, prep.address(o.PageURL))
 	var m marking
 	withMedia := hasMarks(prep.doc)
 	if !withMedia {
@@ -100,23 +100,22 @@ func Extract(body []byte, o Options) (res Result, err error) {
 		return Result{}, err
 	}
 	res.Metadata = metadataOf(tr.Metadata, prep)
+	res.Metadata.Published = published
 	return res, nil
 }
 
 // metadataOf fills Metadata from go-trafilatura's reading of the page
-// (title, description, author, date, site name, image from meta tags,
-// JSON-LD and Open Graph; language from the text) and the prepare pass
-// (the page's own canonical link and og:* properties). Canonical is the
-// page's <link rel=canonical> only: go-trafilatura's URL falls back to
-// og:url or the page's address, which says nothing about canonicity.
+// (title, description, author, site name, image from meta tags, JSON-LD
+// and Open Graph; language from the text) and the prepare pass (the
+// page's own canonical link and og:* properties). Canonical is the page's
+// <link rel=canonical> only: go-trafilatura's URL falls back to og:url or
+// the page's address, which says nothing about canonicity. Published is
+// not go-trafilatura's date (which falls back to a copyright year) but
+// publishedDate's, set by Extract.
 func metadataOf(m trafilatura.Metadata, p *prepared) Metadata {
-	md := Metadata{
+	return Metadata{
 		Title: unmarkString(m.Title), Description: unmarkString(m.Description), Language: m.Language,
 		Canonical: p.canonical, Author: unmarkString(m.Author), SiteName: unmarkString(m.Sitename), Image: m.Image,
 		OpenGraph: p.openGraph,
 	}
-	if !m.Date.IsZero() {
-		md.Published = m.Date.Format(time.DateOnly)
-	}
-	return md
 }

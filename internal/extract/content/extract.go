@@ -41,6 +41,9 @@ func extractMain(doc *html.Node, pageURL string, withMedia bool) (*trafilatura.E
 		ExcludeComments: true,
 		IncludeImages:   withMedia,
 		IncludeLinks:    withMedia,
+		// The date is publishedDate's (published.go), read once before
+		// the page is marked; go-trafilatura's would be a second search.
+		HtmlDateMode: trafilatura.Disabled,
 	}
 	res, err := trafilatura.ExtractDocument(doc, opts)
 	if err != nil || !flat(res.ContentNode) {
