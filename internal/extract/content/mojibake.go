@@ -39,37 +39,57 @@ import (
 const nbspEntity = "&nbsp;"
 
 // repairMojibake returns s re-read as UTF-8 and true when s is UTF-8 text
-// decoded as windows-1252 throughout (see above), else s and false.
+// decoded as windows-1252 throughout (see above), else s and false. A
+// first pass only checks, so the usual page (whose first accented letter
+// ends the check) costs no copy.
 func repairMojibake(s string) (string, bool) {
-	var b []byte
+	if !mojibakeBytes(s, nil) {
+		return s, false
+	}
+	b := make([]byte, 0, len(s))
+	mojibakeBytes(s, &b)
+	if !utf8.Valid(b) {
+		return s, false
+	}
+	return string(b), true
+}
+
+// mojibakeBytes walks s as windows-1252 characters standing for UTF-8
+// bytes and reports whether they form UTF-8 sequences with at least one
+// multi-byte one (overlong forms and surrogates are left to utf8.Valid);
+// out, when not nil, receives the bytes.
+func mojibakeBytes(s string, out *[]byte) bool {
+	emit := func(c byte) {
+		if out != nil {
+			*out = append(*out, c)
+		}
+	}
 	need := 0 // continuation bytes the current UTF-8 sequence still needs
 	multi := false
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r < utf8.RuneSelf {
 			if need > 0 && strings.HasPrefix(s[i:], nbspEntity) {
-				b = appendRepaired(b, s, i, 0xA0)
+				emit(0xA0)
 				need--
 				i += len(nbspEntity)
 				continue
 			}
 			if need > 0 {
-				return s, false
+				return false
 			}
-			if b != nil {
-				b = append(b, byte(r))
-			}
+			emit(byte(r))
 			i += size
 			continue
 		}
 		c, ok := windows1252Byte(r)
 		if !ok {
-			return s, false
+			return false
 		}
 		switch {
 		case need > 0:
 			if c&0xC0 != 0x80 {
-				return s, false
+				return false
 			}
 			need--
 		case c >= 0xC2 && c <= 0xDF:
@@ -79,27 +99,13 @@ func repairMojibake(s string) (string, bool) {
 		case c >= 0xF0 && c <= 0xF4:
 			need = 3
 		default:
-			return s, false
+			return false
 		}
 		multi = true
-		b = appendRepaired(b, s, i, c)
+		emit(c)
 		i += size
 	}
-	if need > 0 || !multi || !utf8.Valid(b) {
-		return s, false
-	}
-	return string(b), true
-}
-
-// appendRepaired appends byte c to b, first copying s[:i] (ASCII so far)
-// when b is still empty: the output is only built once a non-ASCII
-// character is met.
-func appendRepaired(b []byte, s string, i int, c byte) []byte {
-	if b == nil {
-		b = make([]byte, 0, len(s))
-		b = append(b, s[:i]...)
-	}
-	return append(b, c)
+	return need == 0 && multi
 }
 
 // windows1252Byte is the byte windows-1252 decodes to r, by the Encoding
