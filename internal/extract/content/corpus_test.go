@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/sync/errgroup"
@@ -106,7 +107,9 @@ func checkCorpusPage(t *testing.T, f *fetch.Fetcher, dir, base, p string) (ratio
 
 // codeLines are the lines of at least 40 characters (trimmed) of the
 // page's <style> bodies and of its scripts that run (no type, or a
-// JavaScript type).
+// JavaScript type), leaving out lines without a letter or digit: a
+// comment's rule of dashes is also a Markdown table's separator row
+// (derpapierplanet.de.juni.html), and says nothing about code leaking.
 func codeLines(body string) []string {
 	doc, err := html.Parse(bytes.NewReader([]byte(body)))
 	if err != nil {
@@ -117,7 +120,7 @@ func codeLines(body string) []string {
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode && n.FirstChild != nil && (n.Data == "style" || n.Data == "script" && runs(n)) {
 			for _, l := range strings.Split(textOf(n.FirstChild), "\n") {
-				if l = strings.TrimSpace(l); len(l) >= 40 {
+				if l = strings.TrimSpace(l); len(l) >= 40 && strings.IndexFunc(l, isWordRune) >= 0 {
 					out = append(out, l)
 				}
 			}
@@ -129,6 +132,9 @@ func codeLines(body string) []string {
 	walk(doc)
 	return out
 }
+
+// isWordRune reports whether r is a letter or a digit.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // runs reports whether a <script> holds JavaScript.
 func runs(n *html.Node) bool {
