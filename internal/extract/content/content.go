@@ -61,6 +61,11 @@ type Options struct {
 // images made absolute. What it drops: navigation, headers, footers,
 // sidebars, comments sections, cookie and share banners, forms, scripts,
 // styles, embeds, data: images and javascript: links (their text stays).
+//
+// Before extraction, a page that is UTF-8 but was read as windows-1252
+// (it declared no encoding) is read as UTF-8 again (mojibake.go) and soft
+// hyphens leave the text (prepare.go). Metadata.Published is a date the
+// page states for its publication, never a copyright year (published.go).
 func Extract(body []byte, o Options) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
