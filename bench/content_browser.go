@@ -22,8 +22,14 @@ import (
 const contentPageTimeout = 30 * time.Second
 
 // serializeJS is what the browser path reads after load: the rendered
-// DOM as HTML, the doctype in front so the parser keeps standards mode.
-const serializeJS = `(() => { const d = document.doctype; return (d ? '<!DOCTYPE ' + d.name + '>' : '') + document.documentElement.outerHTML })()`
+// DOM as HTML, the doctype in front so the parser keeps standards mode;
+// null while the document has no root element yet (a navigation the page
+// started after its load, caught before the new document parsed).
+const serializeJS = `(() => { const e = document.documentElement; if (!e) return null; const d = document.doctype; return (d ? '<!DOCTYPE ' + d.name + '>' : '') + e.outerHTML })()`
+
+// serializeTries is how often renderedHTML waits for a load again when
+// the document had no root element.
+const serializeTries = 5
 
 // scoreBrowser loads every page in Chromium (its own browser.Manager,
 // resolving no name but loopback, so the saved pages' outside hosts fail
@@ -87,21 +93,26 @@ func renderedHTML(ctx context.Context, tab *rod.Page, u string) (string, error) 
 	if nav.ErrorText != "" {
 		return "", fmt.Errorf("navigate %s: %s", u, nav.ErrorText)
 	}
-	if _, err := evalRetry(p, proto.RuntimeEvaluate{Expression: waitLoadJS, AwaitPromise: true, ReturnByValue: true}); err != nil {
-		return "", err
-	}
-	r, err := evalRetry(p, proto.RuntimeEvaluate{Expression: serializeJS, ReturnByValue: true})
-	if err != nil {
-		return "", err
-	}
-	if r.ExceptionDetails != nil {
-		msg := r.ExceptionDetails.Text
-		if r.ExceptionDetails.Exception != nil {
-			msg += ": " + r.ExceptionDetails.Exception.Description
+	for range serializeTries {
+		if _, err := evalRetry(p, proto.RuntimeEvaluate{Expression: waitLoadJS, AwaitPromise: true, ReturnByValue: true}); err != nil {
+			return "", err
 		}
-		return "", fmt.Errorf("serialize: %s", msg)
+		r, err := evalRetry(p, proto.RuntimeEvaluate{Expression: serializeJS, ReturnByValue: true})
+		if err != nil {
+			return "", err
+		}
+		if r.ExceptionDetails != nil {
+			msg := r.ExceptionDetails.Text
+			if r.ExceptionDetails.Exception != nil {
+				msg += ": " + r.ExceptionDetails.Exception.Description
+			}
+			return "", fmt.Errorf("serialize: %s", msg)
+		}
+		if !r.Result.Value.Nil() {
+			return r.Result.Value.Str(), nil
+		}
 	}
-	return r.Result.Value.Str(), nil
+	return "", fmt.Errorf("serialize %s: the document had no root element after %d loads", u, serializeTries)
 }
 
 // evalRetry evaluates e, again when the page replaced its document in

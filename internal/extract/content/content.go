@@ -12,7 +12,6 @@ package content
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	trafilatura "github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
@@ -62,6 +61,11 @@ type Options struct {
 // images made absolute. What it drops: navigation, headers, footers,
 // sidebars, comments sections, cookie and share banners, forms, scripts,
 // styles, embeds, data: images and javascript: links (their text stays).
+//
+// Before extraction, a page that is UTF-8 but was read as windows-1252
+// (it declared no encoding) is read as UTF-8 again (mojibake.go) and soft
+// hyphens leave the text (prepare.go). Metadata.Published is a date the
+// page states for its publication, never a copyright year (published.go).
 func Extract(body []byte, o Options) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -75,6 +79,7 @@ func Extract(body []byte, o Options) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
+	published := publishedDate(prep.doc, prep.address(o.PageURL))
 	var m marking
 	withMedia := hasMarks(prep.doc)
 	if !withMedia {
@@ -100,23 +105,22 @@ func Extract(body []byte, o Options) (res Result, err error) {
 		return Result{}, err
 	}
 	res.Metadata = metadataOf(tr.Metadata, prep)
+	res.Metadata.Published = published
 	return res, nil
 }
 
 // metadataOf fills Metadata from go-trafilatura's reading of the page
-// (title, description, author, date, site name, image from meta tags,
-// JSON-LD and Open Graph; language from the text) and the prepare pass
-// (the page's own canonical link and og:* properties). Canonical is the
-// page's <link rel=canonical> only: go-trafilatura's URL falls back to
-// og:url or the page's address, which says nothing about canonicity.
+// (title, description, author, site name, image from meta tags, JSON-LD
+// and Open Graph; language from the text) and the prepare pass (the
+// page's own canonical link and og:* properties). Canonical is the page's
+// <link rel=canonical> only: go-trafilatura's URL falls back to og:url or
+// the page's address, which says nothing about canonicity. Published is
+// not go-trafilatura's date (which falls back to a copyright year) but
+// publishedDate's, set by Extract.
 func metadataOf(m trafilatura.Metadata, p *prepared) Metadata {
-	md := Metadata{
+	return Metadata{
 		Title: unmarkString(m.Title), Description: unmarkString(m.Description), Language: m.Language,
 		Canonical: p.canonical, Author: unmarkString(m.Author), SiteName: unmarkString(m.Sitename), Image: m.Image,
 		OpenGraph: p.openGraph,
 	}
-	if !m.Date.IsZero() {
-		md.Published = m.Date.Format(time.DateOnly)
-	}
-	return md
 }
