@@ -16,6 +16,10 @@
 //   - a takeover: the model asks for one; the person, through the
 //     dashboard's HTTP endpoints, watches the live view, clicks the human
 //     check in it and presses Done (lib/person.js).
+// The checkout runs once more with the TypeScript SDK v2 and
+// @modelcontextprotocol/ext-tasks (MCP 2026-07-28): the model's turns and
+// the person's yes are both inputRequests of tasks/get, answered by
+// tasks/update.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -27,7 +31,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { pageOf, TASKS } from '../lib/agent_scripts.js';
-import { baseFlags, binary, connectHTTP, scratchDir, startServe } from '../lib/daemon.js';
+import { baseFlags, binary, connectHTTP, connectV2, scratchDir, startServe } from '../lib/daemon.js';
 import { LOGIN_PASSWORD, OTP_CODE, startGoFixture } from '../lib/gofixture.js';
 import { clickLikeAPerson, fixtureCounts, HUMAN_BUTTON, pressDone, watchForWheel } from '../lib/person.js';
 
@@ -46,7 +50,7 @@ function agentClient(task, person = () => undefined) {
   const rec = { prompts: [], unscripted: [], elicited: [] };
   const client = new Client({ name: 'browsertask-e2e-agent', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } });
   client.setRequestHandler(CreateMessageRequestSchema, async req => {
-    const prompt = req.params.messages.map(m => m.content.text ?? '').join('\n');
+    const prompt = req.params.messages.map(textOf).join('\n');
     rec.prompts.push({ params: req.params, prompt });
     const reply = model(pageOf(prompt));
     if (!reply) {
@@ -61,6 +65,11 @@ function agentClient(task, person = () => undefined) {
     return content === undefined ? { action: 'decline' } : { action: 'accept', content };
   });
   return { client, rec };
+}
+
+// textOf is the text of a sampling message (one content block or a list).
+function textOf(m) {
+  return (Array.isArray(m.content) ? m.content : [m.content]).map(c => c?.text ?? '').join('\n');
 }
 
 // taskArgs is run_task_template's arguments for task on fixture.
@@ -240,6 +249,59 @@ describe('agent_task with the client\'s model (sampling): the five fixture tasks
     } finally {
       await watcher.close();
       await client.close();
+    }
+  });
+
+  test('a checkout that asks before paying, SDK v2 + ext-tasks (2026-07-28): turns and the yes travel as tasks/update', async () => {
+    const model = TASKS.checkout.script();
+    const prompts = [];
+    const elicited = [];
+    const unscripted = [];
+    const conn = await connectV2({
+      url: daemon.url,
+      capabilities: { sampling: {}, elicitation: { form: {} } },
+      onInputRequest: async request => {
+        if (request.kind === 'elicitation') {
+          elicited.push(request.params);
+          return 'confirm' in (request.params.requestedSchema?.properties ?? {}) ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+        }
+        const prompt = request.params.messages.map(textOf).join('\n');
+        prompts.push(prompt);
+        const reply = model(pageOf(prompt));
+        if (!reply) {
+          unscripted.push(prompt);
+          throw new Error('the scripted model does not know this state');
+        }
+        return { role: 'assistant', model: 'e2e-scripted-v2', stopReason: 'endTurn', content: { type: 'text', text: JSON.stringify(reply) } };
+      },
+    });
+    try {
+      const before = await fixtureCounts(fixture);
+      const exec = await conn.session.callTool('run_task_template', taskArgs(fixture, 'checkout', { mode: 'async' }), {
+        task: { preference: 'require', retentionMs: 60000 },
+      });
+      assert.equal(exec.kind, 'task');
+      const taskId = exec.handle.taskId;
+      await exec.settle();
+      const view = await conn.session.task(taskId).snapshot();
+      assert.deepEqual(unscripted, []);
+      assert.equal(view.status, 'completed', JSON.stringify(view.raw));
+      const run = view.raw.result.structuredContent;
+      assert.equal(run.status, 'succeeded', JSON.stringify(run));
+      const after = await fixtureCounts(fixture);
+      assert.equal(after.orders - before.orders, 1);
+      assert.deepEqual(run.result.answer, { order: `Order placed #${after.orders}` });
+      assert.equal(run.metrics.modelCalls, 2, JSON.stringify(run.metrics));
+      assert.equal(prompts.length, 2);
+      assert.equal(elicited.length, 1, JSON.stringify(elicited));
+      assert.match(elicited[0].message, /click "Place order"/);
+      // Every answer (two turns, one yes) went back as tasks/update.
+      const updates = conn.sent.filter(m => m.method === 'tasks/update' && m.params.taskId === taskId);
+      const responses = updates.flatMap(u => Object.values(u.params.inputResponses ?? {}));
+      assert.equal(responses.filter(r => r.model === 'e2e-scripted-v2').length, 2, JSON.stringify(updates));
+      assert.equal(responses.filter(r => r.content?.confirm === true).length, 1, JSON.stringify(updates));
+    } finally {
+      await conn.close();
     }
   });
 
