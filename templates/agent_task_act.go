@@ -22,8 +22,15 @@ import (
 const agentWait = 10 * time.Second
 
 // declinedErr is a person's no to a question the run asked before an
-// action: the model is told, and it is no failure.
-type declinedErr struct{ msg string }
+// action: the model is told, and it is no failure — unless the model asks
+// again for an action the person already refused on that page (again):
+// the person is not asked twice, and each such request counts as a
+// failure in a row, so a model that insists ends the run by
+// maxFailuresInARow instead of asking the person until maxSteps.
+type declinedErr struct {
+	msg   string
+	again bool
+}
 
 func (d declinedErr) Error() string { return d.msg }
 
@@ -59,6 +66,10 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 	} else {
 		r.expectNav = false
 	}
+	refusal := pageURL + "\x00" + a.Action + "\x00" + rec.Selector + "\x00" + rec.Action.Text
+	if r.declined[refusal] {
+		return declinedErr{msg: fmt.Sprintf("the person already said no to %s on this page; do not ask for it again: find another way or answer", describeAction(a)), again: true}
+	}
 	if id, msg := r.needsYes(a, rec, effect); id != "" {
 		yes, err := engine.AskConfirm(ctx, r.env, id, msg)
 		if err != nil {
@@ -67,10 +78,11 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 		rec.Confirmed, rec.ConfirmMessage = yes, msg
 		if !yes {
 			rec.Phase, rec.Outcome = "done", "not done: the person said no"
+			r.declined[refusal] = true
 			if err := r.record(ctx, rec); err != nil {
 				return err
 			}
-			return declinedErr{fmt.Sprintf("the person said no to %s; do not do it, find another way or answer", describeAction(a))}
+			return declinedErr{msg: fmt.Sprintf("the person said no to %s; do not do it, find another way or answer", describeAction(a))}
 		}
 	}
 	if err := r.record(ctx, rec); err != nil {
@@ -296,7 +308,7 @@ func (r *agentRun) askPerson(ctx context.Context, a agent.Action, step int) (str
 		_ = r.tb.BringToFront(ctx)
 		err := engine.AskTakeover(ctx, r.env, id, a.Question)
 		if errors.Is(err, engine.ErrDeclined) {
-			return "", declinedErr{"the person declined the takeover"}
+			return "", declinedErr{msg: "the person declined the takeover"}
 		}
 		if err != nil {
 			return "", err
@@ -309,7 +321,7 @@ func (r *agentRun) askPerson(ctx context.Context, a agent.Action, step int) (str
 	}
 	v, err := engine.AskText(ctx, r.env, id, kind, a.Question)
 	if errors.Is(err, engine.ErrDeclined) {
-		return "", declinedErr{"the person declined to answer " + fmt.Sprintf("%q", a.Question)}
+		return "", declinedErr{msg: "the person declined to answer " + fmt.Sprintf("%q", a.Question)}
 	}
 	if err != nil {
 		return "", err

@@ -122,21 +122,26 @@ func TestAgentTaskCheckoutAsksBeforePaying(t *testing.T) {
 		t.Fatalf("questions = %+v", qs)
 	}
 
-	// No: nothing is ordered, the model hears it and the loop budget ends
-	// the run when it insists.
+	// No: nothing is ordered and the model hears it. A model that insists
+	// is not put to the person again: each repeat is a failure in a row,
+	// and maxFailuresInARow ends the run long before maxSteps.
 	srv2 := fixture.New(t)
-	env2, _ := askEnv(t, map[string]any{"goal": "Order the cart", "startUrl": srv2.URL("/shop/cart"), "maxSteps": 3},
-		elicitAccept("confirm", false), elicitAccept("confirm", false), elicitAccept("confirm", false))
+	env2, a2 := askEnv(t, map[string]any{"goal": "Order the cart", "startUrl": srv2.URL("/shop/cart"), "maxSteps": 20},
+		elicitAccept("confirm", false))
 	_, model2, prompts := agentModel(t, checkoutScript)
 	_, err = runAgent(t, model2, env2, `{"type":"object","required":["order"],"properties":{"order":{"type":"string"}}}`)
-	if e := engine.AsError(err); e == nil || e.Code != engine.StepExecutionFailed || e.Details["reason"] != "steps" {
-		t.Fatalf("after three no's: %v, want STEP_EXECUTION_FAILED reason steps", err)
+	if e := engine.AsError(err); e == nil || e.Code != engine.StepExecutionFailed || e.Details["reason"] != "failures" {
+		t.Fatalf("a model insisting after a no: %v, want STEP_EXECUTION_FAILED reason failures", err)
 	}
 	if srv2.Orders() != 0 {
 		t.Fatalf("orders = %d after the person said no", srv2.Orders())
 	}
-	if p := prompts(); len(p) < 2 || !strings.Contains(p[1], "the person said no") {
-		t.Fatalf("the model was not told of the no: %q", p)
+	if qs := a2.questions(); len(qs) != 1 {
+		t.Fatalf("the person was asked %d times, want once: %+v", len(qs), qs)
+	}
+	p := prompts()
+	if len(p) != 4 || !strings.Contains(p[1], "the person said no") || !strings.Contains(p[2], "the person already said no") {
+		t.Fatalf("model turns %d (want 4: the click asked about, then three repeats refused without asking); prompts %q", len(p), p)
 	}
 }
 

@@ -48,10 +48,13 @@ type agentRun struct {
 	// schemaText is options.outputSchema as the model reads it.
 	schemaText string
 
-	step     int
-	history  []string
-	done     []agent.Done
-	seen     map[string]int
+	step    int
+	history []string
+	done    []agent.Done
+	seen    map[string]int
+	// declined holds the actions the person refused, by page, action,
+	// element selector and name (agent_task_act.go).
+	declined map[string]bool
 	visited  map[string]bool
 	failures int
 	tokens   int64
@@ -96,7 +99,7 @@ func (t *AgentTask) Run(ctx context.Context, env engine.Env) (*engine.Outcome, e
 		return nil, stopErr(ctx, err)
 	}
 	r := &agentRun{t: t, env: env, in: in, tb: tb, refs: snapshot.NewRefs(), model: model, schema: schema,
-		schemaText: string(env.OutputSchema()), seen: map[string]int{}, visited: map[string]bool{}}
+		schemaText: string(env.OutputSchema()), seen: map[string]int{}, visited: map[string]bool{}, declined: map[string]bool{}}
 	r.resume()
 	if err := r.open(ctx); err != nil {
 		return nil, stopErr(ctx, err)
@@ -248,6 +251,9 @@ func (r *agentRun) act(ctx context.Context, reply *agent.Reply, pageURL string) 
 			var d declinedErr
 			if errors.As(err, &d) {
 				r.feedback = d.msg
+				if d.again {
+					return nil, r.failed()
+				}
 				return nil, nil
 			}
 			r.feedback = fmt.Sprintf("actions[%d] %s failed: %v", i, describeAction(a), err)
