@@ -46,7 +46,7 @@ func (d *Dashboard) sessionPage(w http.ResponseWriter, r *http.Request) {
 	for _, s := range open {
 		if s.ID == id && s.ClosedAt == nil {
 			isOpen = true
-			v.State = "open, expires in " + time.Duration(s.ExpiresAt-now.UnixMilli()).Round(time.Second).String()
+			v.State = "open, expires in " + (time.Duration(s.ExpiresAt-now.UnixMilli()) * time.Millisecond).Round(time.Second).String()
 		}
 	}
 	v.Live = d.sessionLiveView(r.Context(), id, isOpen, false)

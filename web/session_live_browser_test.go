@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browsertask/browsertask/browser"
@@ -197,6 +199,17 @@ func TestSessionLiveViewInChromium(t *testing.T) {
 			f.querySelector('.live-title').textContent === 'Page 2' && !!i && i.src.startsWith('data:image/jpeg;base64,') }`)
 	if got := text(t, viewer, `() => [...document.querySelectorAll('#live .live-tab[data-closed="false"] .live-label')].map(l => l.textContent).join(' ')`); got != "t1 t2" {
 		t.Errorf("open tabs in the live view: %q; want \"t1 t2\"", got)
+	}
+	if os.Getenv("BROWSERTASK_SCREENSHOT_DIR") != "" {
+		shot := filepath.Join(t.TempDir(), "session-live.png")
+		b, err := viewer.Screenshot(true, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+		if err == nil {
+			err = os.WriteFile(shot, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		saveShot(t, shot, "session-live.png")
 	}
 	d.tool("browser_tabs", map[string]any{"sessionId": sid, "action": "close", "tab": "t2"})
 	waitJS(t, viewer, "t2 shown closed", `() => { const f = `+t2+`; return !!f && f.dataset.closed === 'true' }`)

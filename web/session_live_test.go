@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,8 @@ func TestSessionLiveStreamGuard(t *testing.T) {
 }
 
 // TestSessionLiveViewElsewhereAndClosed: an open session held by another
-// process shows, on its page and its stream, where its tabs are shown
+// process says when it expires (its recorded call pushed that to the idle
+// TTL, 30 min) and shows, on its page and its stream, where its tabs are shown
 // (no stream from here: the stream sends the note and "end" at once); once
 // the session is closed its page has no live view and its stream sends
 // the closed note and "end", never an error status an EventSource would
@@ -126,6 +128,9 @@ func TestSessionLiveViewElsewhereAndClosed(t *testing.T) {
 	if st != http.StatusOK || !strings.Contains(page, `id="live"`) || !strings.Contains(page, "Another browsertask process") || strings.Contains(page, "sse-connect") {
 		t.Fatalf("page of a session held elsewhere: %d, live %v, elsewhere note %v, streamed %v", st,
 			strings.Contains(page, `id="live"`), strings.Contains(page, "Another browsertask process"), strings.Contains(page, "sse-connect"))
+	}
+	if !regexp.MustCompile(`open, expires in (30m0s|29m5\ds)`).MatchString(page) {
+		t.Errorf("the session's expiry is not shown in minutes: %s", regexp.MustCompile(`open, expires in [^<]*`).FindString(page))
 	}
 	st, body := e.get("/sessions/sess_far/live/stream", true, own)
 	if want := "event: tabs\n"; st != http.StatusOK || !strings.HasPrefix(body, want) || !strings.Contains(body, "Another browsertask process") || !strings.HasSuffix(body, "event: end\ndata: \n\n") {
