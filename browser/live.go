@@ -64,6 +64,8 @@ type liveTab struct {
 	// with redact, the run's secrets masker, as they are read.
 	url, title string
 	redact     engine.Redactor
+	// label is the holder's name for the tab (engine.LiveTab.Label).
+	label string
 }
 
 func newLiveRegistry() *liveRegistry { return &liveRegistry{runs: map[string]*liveRun{}} }
@@ -207,7 +209,7 @@ func (m *Manager) LiveTabs(ctx context.Context, runID string) []engine.LiveTab {
 	for _, lt := range tabs {
 		lt.refreshInfo(ctx)
 		lt.mu.Lock()
-		v := engine.LiveTab{ID: lt.id, URL: lt.url, Title: lt.title, Closed: lt.closed}
+		v := engine.LiveTab{ID: lt.id, URL: lt.url, Title: lt.title, Label: lt.label, Closed: lt.closed}
 		lt.mu.Unlock()
 		if v.Closed {
 			shut = append(shut, v)

@@ -295,6 +295,7 @@ func (m *Manager) CloseSession(ctx context.Context, sessionID string) error {
 		m.rememberEndedLocked(sessionID)
 	}
 	m.mu.Unlock()
+	m.forgetSession(sessionID) // its live views end with it (live_session.go)
 	if s == nil {
 		return nil
 	}

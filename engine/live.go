@@ -29,6 +29,10 @@ type LiveTab struct {
 	ID    string `json:"id"`
 	URL   string `json:"url"`
 	Title string `json:"title"`
+	// Label is the name its holder gives the tab, when it has one: the
+	// interactive tools' tab id ("t1", "t2", …), which the session's
+	// recorded calls name too. "" for a run's tabs.
+	Label string `json:"label,omitempty"`
 	// Closed is set once the tab was released; the live view then shows
 	// its last frame as a still.
 	Closed bool `json:"closed,omitempty"`

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -34,6 +33,11 @@ type Live interface {
 	HoldRun(runID string) (release func())
 	GoTo(ctx context.Context, runID, tabID, rawURL string) error
 	ForgetFrames(runID string)
+	// SessionLiveKey is the key a session's interactive tabs are filed
+	// under, taken by LiveTabs, LiveFrame, WatchTab and ForgetFrames in
+	// place of a run id, and whether the session lives in this process
+	// (session_live.go).
+	SessionLiveKey(sessionID string) (key string, here bool)
 }
 
 // Live view limits.
@@ -46,9 +50,9 @@ const (
 )
 
 // isLivePath reports whether a path is a live view route whose GET must be
-// same-origin too (the frame stream shows the run's browser).
+// same-origin too (the frame stream shows a run's or a session's browser).
 func isLivePath(p string) bool {
-	return strings.HasPrefix(p, "/runs/") && strings.Contains(p, "/live/")
+	return (strings.HasPrefix(p, "/runs/") || strings.HasPrefix(p, "/sessions/")) && strings.Contains(p, "/live/")
 }
 
 // liveView builds the live view of run (nil for a run that has none to
@@ -68,7 +72,7 @@ func (d *Dashboard) liveView(ctx context.Context, run *engine.Run) *LiveView {
 			return lv
 		}
 		// Only the tabs somebody watched have a last frame to show.
-		for _, t := range d.liveTabViews(ctx, id, false) {
+		for _, t := range d.liveTabViews(ctx, id, runLiveBase(id), false) {
 			if t.Frame != "" {
 				lv.Tabs = append(lv.Tabs, t)
 			}
@@ -115,7 +119,7 @@ func (d *Dashboard) fillLive(ctx context.Context, run *engine.Run, lv *LiveView,
 	if framesPrivate(run) && !lv.Control {
 		// Nobody has the wheel: no frame is shown, streamed or kept.
 		d.live.ForgetFrames(run.RunID)
-		lv.Tabs = d.liveTabViews(ctx, run.RunID, false)
+		lv.Tabs = d.liveTabViews(ctx, run.RunID, runLiveBase(run.RunID), false)
 		for i := range lv.Tabs {
 			lv.Tabs[i].Frame, lv.Tabs[i].Hidden = "", true
 		}
@@ -125,21 +129,28 @@ func (d *Dashboard) fillLive(ctx context.Context, run *engine.Run, lv *LiveView,
 		}
 		return
 	}
-	lv.Tabs = d.liveTabViews(ctx, run.RunID, streamed)
+	lv.Tabs = d.liveTabViews(ctx, run.RunID, runLiveBase(run.RunID), streamed)
 	lv.CanTakeOver = !lv.Control
 	if len(lv.Tabs) == 0 {
 		lv.Note = "The run has no tab open right now."
 	}
 }
 
-// liveTabViews lists the run's tabs with their newest frames.
-func (d *Dashboard) liveTabViews(ctx context.Context, runID string, streamed bool) []LiveTabView {
+// runLiveBase is where the routes of run runID's tabs start.
+func runLiveBase(runID string) string { return "/runs/" + url.PathEscape(runID) + "/live/" }
+
+// liveTabViews lists the tabs filed under key (a run id, or a session's
+// key) with their newest frames. base is where the tabs' input and address
+// bar routes start; "" for a watch-only view (a session's), whose tabs get
+// none.
+func (d *Dashboard) liveTabViews(ctx context.Context, key, base string, streamed bool) []LiveTabView {
 	var out []LiveTabView
-	base := "/runs/" + url.PathEscape(runID) + "/live/"
-	for _, t := range d.live.LiveTabs(ctx, runID) {
-		v := LiveTabView{ID: t.ID, URL: t.URL, Title: t.Title, Closed: t.Closed, InputURL: base + url.PathEscape(t.ID) + "/input",
-			GoURL: base + url.PathEscape(t.ID) + "/goto"}
-		if f := d.live.LiveFrame(runID, t.ID); f != nil {
+	for _, t := range d.live.LiveTabs(ctx, key) {
+		v := LiveTabView{ID: t.ID, URL: t.URL, Title: t.Title, Label: t.Label, Closed: t.Closed}
+		if base != "" {
+			v.InputURL, v.GoURL = base+url.PathEscape(t.ID)+"/input", base+url.PathEscape(t.ID)+"/goto"
+		}
+		if f := d.live.LiveFrame(key, t.ID); f != nil {
 			v.Frame = frameURL(*f)
 		}
 		if streamed && !t.Closed {
@@ -178,163 +189,43 @@ func (d *Dashboard) inTakeover(ctx context.Context, runID string) bool {
 // watched (browser screencast) for as long as this stream lasts. ?w= and
 // ?h= are the viewer's frame size in device pixels.
 func (d *Dashboard) liveStream(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	id := r.PathValue("id")
-	run, err := d.eng.Get(ctx, id)
+	run, err := d.eng.Get(r.Context(), id)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	width := queryInt(r, "w", liveDefaultWidth)
-	height := queryInt(r, "h", liveDefaultHeight)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	s := &liveStreamer{d: d, w: w, rc: rc, runID: id, width: width, height: height,
-		watching: map[string]context.CancelFunc{}, hidden: map[string]bool{}, frames: make(chan tabFrame, 16)}
-	wctx, stopWatching := context.WithCancel(ctx)
-	defer stopWatching()
-	tick := time.NewTicker(liveTick)
-	defer tick.Stop()
-	for {
-		if done := s.refresh(wctx, run); done {
-			return
-		}
-		for wait := true; wait; {
-			select {
-			case <-ctx.Done():
-				return
-			case f := <-s.frames:
-				if s.hidden[f.tab] {
-					continue
-				}
-				if s.send(frameEvent(f.tab), `<img class="shot" src="`+frameURL(f.frame)+`" data-seq="`+strconv.FormatInt(f.frame.Seq, 10)+`" alt="">`) != nil {
-					return
-				}
-			case <-tick.C:
-				wait = false
+	d.serveLive(w, r, id, func(ctx context.Context) (*LiveView, bool, error) {
+		if run == nil {
+			if run, err = d.eng.Get(ctx, id); err != nil {
+				return nil, false, err
 			}
 		}
-		if run, err = d.eng.Get(ctx, id); err != nil {
-			_ = s.send("end", "")
-			return
-		}
-	}
+		lv, over := d.runLiveNow(ctx, run)
+		run = nil // read again on the next tick
+		return lv, over, nil
+	})
 }
 
-// liveStreamer is one viewer's stream.
-type liveStreamer struct {
-	d             *Dashboard
-	w             http.ResponseWriter
-	rc            *http.ResponseController
-	runID         string
-	width, height int
-	watching      map[string]context.CancelFunc // a tab's watch, ended by its func
-	hidden        map[string]bool               // tabs whose frames are not shown now
-	frames        chan tabFrame
-	lastTabs      string
-}
-
-// tabFrame is a frame of one tab.
-type tabFrame struct {
-	tab   string
-	frame engine.LiveFrame
-}
-
-// refresh sends the tabs when they changed and watches new ones; it
-// reports true once the stream is over (the run ended, or another process
-// runs it).
-func (s *liveStreamer) refresh(ctx context.Context, run *engine.Run) bool {
-	d := s.d
+// runLiveNow is a run's live view as its stream sends it: nil while the
+// run is queued (nothing to send yet); over once it ended or another
+// process runs it.
+func (d *Dashboard) runLiveNow(ctx context.Context, run *engine.Run) (lv *LiveView, over bool) {
 	if run.Status == engine.StatusQueued {
-		return false
+		return nil, false
 	}
-	lv := d.liveView(ctx, run)
+	lv = d.liveView(ctx, run)
 	if lv == nil {
 		lv = &LiveView{Note: "The run is over."}
 	}
-	over := run.Status.Terminal() || lv.StreamURL == ""
+	over = run.Status.Terminal() || lv.StreamURL == ""
 	if over && run.Status.Terminal() && !framesPrivate(run) {
 		lv.Note = "The run is over; these are the last frames of its tabs."
 		if len(lv.Tabs) == 0 {
 			lv.Note = "The run is over."
 		}
 	}
-	var buf bytes.Buffer
-	if err := liveTabs(*lv).Render(ctx, &buf); err != nil {
-		return true
-	}
-	// Frames change on every event; the panels are resent only when what
-	// they say changes.
-	sig := liveSignature(lv)
-	if sig != s.lastTabs {
-		s.lastTabs = sig
-		if s.send("tabs", buf.String()) != nil {
-			return true
-		}
-	}
-	if over {
-		_ = s.send("end", "")
-		return true
-	}
-	for _, t := range lv.Tabs {
-		s.hidden[t.ID] = t.Hidden
-		if stop, ok := s.watching[t.ID]; ok && (t.Hidden || t.Closed) {
-			stop()
-			delete(s.watching, t.ID)
-			if t.Hidden {
-				d.live.ForgetFrames(s.runID) // a frame taken before the stop
-			}
-		}
-		if t.Closed || t.Hidden || s.watching[t.ID] != nil {
-			continue
-		}
-		tctx, stop := context.WithCancel(ctx)
-		ch, err := d.live.WatchTab(tctx, s.runID, t.ID, s.width, s.height)
-		if err != nil {
-			stop()
-			continue
-		}
-		s.watching[t.ID] = stop
-		tab := t.ID
-		engine.Go(ctx, nil, "web.live.frames", func() {
-			for f := range ch {
-				select {
-				case s.frames <- tabFrame{tab: tab, frame: f}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}, nil)
-	}
-	return false
-}
-
-// liveSignature is what the tab panels say, frames aside.
-func liveSignature(lv *LiveView) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%t|%t|%s|%s|%s\n", lv.Control, lv.CanTakeOver, lv.Note, lv.Elsewhere, lv.ElsewhereURL)
-	for _, t := range lv.Tabs {
-		fmt.Fprintf(&b, "%s|%s|%s|%t|%t|%t\n", t.ID, t.URL, t.Title, t.Closed, t.Frame != "", t.Hidden)
-	}
-	return b.String()
-}
-
-// send writes one event (data split into lines, as SSE wants) and flushes.
-func (s *liveStreamer) send(event, data string) error {
-	var b strings.Builder
-	b.WriteString("event: " + event + "\n")
-	for _, line := range strings.Split(data, "\n") {
-		b.WriteString("data: " + line + "\n")
-	}
-	b.WriteString("\n")
-	if _, err := s.w.Write([]byte(b.String())); err != nil {
-		return err
-	}
-	return s.rc.Flush()
+	return lv, over
 }
 
 // queryInt reads a positive integer query parameter (def when absent or

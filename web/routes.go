@@ -28,6 +28,7 @@ func (d *Dashboard) routes() http.Handler {
 	mux.HandleFunc("GET /history", d.historyPage)                                      // forgotten runs (expired), with their artifacts
 	mux.HandleFunc("GET /sessions", d.sessionsPage)                                    // sessions in use
 	mux.HandleFunc("GET /sessions/{id}", d.sessionPage)                                // a session's interactive calls
+	mux.HandleFunc("GET /sessions/{id}/live/stream", d.sessionLiveStream)              // the session's tabs and frames (SSE, watch-only)
 	mux.HandleFunc("GET /profiles", d.profilesPage)                                    // browser profiles, "New profile"
 	mux.HandleFunc("POST /profiles", d.newProfile)                                     // create a profile: its sign-in run's live view
 	mux.HandleFunc("POST /profiles/{name}/delete", d.deleteProfile)                    // delete a profile and its directory

@@ -20,6 +20,8 @@ type SessionView struct {
 	// ones not shown.
 	Events []SessionEventRow
 	Older  int64
+	// Live is the live view of the session's tabs (nil once it closed).
+	Live *LiveView
 }
 
 // SessionEventRow is one interactive call as the page shows it.
@@ -40,11 +42,14 @@ func (d *Dashboard) sessionPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := d.now()
+	isOpen := false
 	for _, s := range open {
-		if s.ID == id {
-			v.State = "open, expires in " + time.Duration(s.ExpiresAt-now.UnixMilli()).Round(time.Second).String()
+		if s.ID == id && s.ClosedAt == nil {
+			isOpen = true
+			v.State = "open, expires in " + (time.Duration(s.ExpiresAt-now.UnixMilli()) * time.Millisecond).Round(time.Second).String()
 		}
 	}
+	v.Live = d.sessionLiveView(r.Context(), id, isOpen, false)
 	var all []engine.SessionEvent
 	for after := int64(0); ; {
 		page, err := d.eng.SessionEvents(r.Context(), id, after, engine.MaxEventLimit)

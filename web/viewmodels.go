@@ -151,9 +151,11 @@ type LiveView struct {
 
 // LiveTabView is one tab in a live view.
 type LiveTabView struct {
-	ID     string
-	URL    string
-	Title  string
+	ID    string
+	URL   string
+	Title string
+	// Label is the tools' name for a session's tab ("t1"; "" for a run's).
+	Label  string
 	Closed bool
 	// Frame is the last frame as a data: URL ("" before the first one).
 	Frame string

@@ -40,6 +40,9 @@ type Browsers interface {
 // serialises the calls on it: two actions on one page at once would
 // interleave their input events.
 type page struct {
+	// id is the session's id: its tabs show in the dashboard's live view
+	// of the session under it (tabs.go add, browser.Tab.ShowLive).
+	id    string
 	mu    sync.Mutex
 	tab   *browser.Tab
 	refs  *snapshot.Refs
@@ -90,7 +93,7 @@ func (ps *pages) get(ctx context.Context, sessionID string) (*page, error) {
 	ps.mu.Lock()
 	p := ps.bySess[sessionID]
 	if p == nil {
-		p = &page{refs: snapshot.NewRefs()}
+		p = &page{id: sessionID, refs: snapshot.NewRefs()}
 		ps.bySess[sessionID] = p
 	}
 	ps.mu.Unlock()

@@ -41,12 +41,13 @@ type tabSet struct {
 	clock uint64
 }
 
-// add registers tb as a new tab of p (not current) and starts reading its
-// console.
+// add registers tb as a new tab of p (not current), shows it in the
+// session's live view under its id and starts reading its console.
 func (p *page) add(tb *browser.Tab) *pageTab {
 	p.set.n++
 	ctx, stop := context.WithCancel(context.Background())
 	pt := &pageTab{id: "t" + strconv.Itoa(p.set.n), tab: tb, refs: snapshot.NewRefs(), console: newConsoleLog(&p.seq), stop: stop}
+	tb.ShowLive(p.id, pt.id)
 	pt.gone, pt.markGone = context.WithCancel(context.Background())
 	p.set.all = append(p.set.all, pt)
 	watchConsole(ctx, tb.Page(), pt.console, pt.markGone)
