@@ -151,7 +151,12 @@ func TestPoolAutoRenderSurvivesALostBrowser(t *testing.T) {
 	const uaA, uaB, pages, killAfter = "browsertask-auto-A", "browsertask-auto-B", 60, 15
 	a := fixture.StartRemoteChromium(t, "--user-agent="+uaA)
 	b := fixture.StartRemoteChromium(t, "--user-agent="+uaB)
-	m := browser.NewManager(browser.Options{TempDir: t.TempDir(), Browser: []string{a.HTTP, "capacity=3", b.WS, "capacity=3"}})
+	// A has more room than B, so the pool's rule (a new tab goes where
+	// there is most room) puts the run's tabs on A first. With equal room
+	// a loaded machine left the run so few tabs at once that every one
+	// went to B and the run ended before A had loaded a page: a scheduling
+	// outcome, not a failover, which this test is about.
+	m := browser.NewManager(browser.Options{TempDir: t.TempDir(), Browser: []string{a.HTTP, "capacity=6", b.WS, "capacity=3"}})
 	t.Cleanup(func() { _ = m.Close() })
 	site := newUASiteOf(t, "<noscript>You need to enable JavaScript to run this app.</noscript>")
 	e := newRetryEngine(t, NewBatchExtractPages(m))
