@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -108,8 +109,27 @@ func checkExtraction(t *testing.T, s *Schema, r *Result) {
 			t.Fatalf("%s = %#v changes when coerced again: %#v", path, v, again)
 		}
 	}
-	if want := s.Validate(r.Object); !reflect.DeepEqual(want, r.Problems) {
-		t.Fatalf("Problems %v, Validate says %v", r.Problems, want)
+	// A hint's error (the element's text holds several values) is a
+	// problem of its own: that property is neither filled nor listed
+	// missing, and Problems is the errors then Validate's messages.
+	for path, msg := range r.Errors {
+		if v, ok := valueAt(r.Object, path); ok {
+			t.Fatalf("%s has an error (%s) but was filled with %v", path, msg, v)
+		}
+		if slices.Contains(r.Missing, path) {
+			t.Fatalf("%s has an error (%s) but is listed missing", path, msg)
+		}
+		if !slices.Contains(r.Problems, msg) {
+			t.Fatalf("error of %s is not among the problems %v", path, r.Problems)
+		}
+	}
+	if want := s.Problems(r.Object, r.Errors); !reflect.DeepEqual(want, r.Problems) {
+		t.Fatalf("Problems %v, Schema.Problems says %v", r.Problems, want)
+	}
+	if len(r.Errors) == 0 {
+		if want := s.Validate(r.Object); !reflect.DeepEqual(want, r.Problems) {
+			t.Fatalf("Problems %v, Validate says %v", r.Problems, want)
+		}
 	}
 }
 
