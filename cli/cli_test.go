@@ -207,3 +207,19 @@ func TestCLIRunsAllListsTheHistoryOfForgottenRuns(t *testing.T) {
 		t.Fatalf("runs --all: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestCLIEmptyDBIsRefused: `--db "$URL"` with the variable unset gives an
+// empty --db; every command refuses it naming the flag, and no database
+// is opened or created in the working directory.
+func TestCLIEmptyDBIsRefused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{{"runs", "--db", ""}, {"doctor", "--db", " "}, {"run", "dev_echo", "--db", ""}, {"sessions", "--db", ""}} {
+		_, errs, code := cli(t, "", args...)
+		if code != 1 || !strings.Contains(errs, "--db is empty") || !strings.Contains(errs, "postgres:// URL") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 naming --db", args, code, errs)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Fatalf("the working directory holds %v after refusals, want nothing", entries)
+	}
+}

@@ -134,6 +134,9 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	fs.VisitAll(func(f *flag.Flag) { shared[f.Name] = true })
 	if len(sub) > 0 {
 		err := sub[0].parse(fs, c, args, getenv, stderr, shared)
+		if err == nil {
+			err = checkDB(c.dbPath, getenv)
+		}
 		c.engine.ProfilesDir = profilesDir(c.dbPath, getenv)
 		return c, err
 	}
@@ -154,8 +157,21 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 	if err := applyEnv(fs, c, getenv, shared); err != nil {
 		return c, err
 	}
+	if err := checkDB(c.dbPath, getenv); err != nil {
+		return c, err
+	}
 	c.engine.ProfilesDir = profilesDir(c.dbPath, getenv)
 	return c, nil
+}
+
+// checkDB refuses an empty --db (or BROWSERTASK_DB): an unset shell
+// variable in `--db "$URL"` would otherwise open a database named after
+// the working directory.
+func checkDB(v string, getenv func(string) string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("--db is empty: give a SQLite file (the default is %s) or a postgres:// URL, or leave --db out", defaultDBPath(getenv))
+	}
+	return nil
 }
 
 // profilesDir is where browser profiles' directories live: beside the

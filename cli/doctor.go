@@ -102,11 +102,9 @@ func doctorDB(ctx context.Context, cfg *config) (string, error) {
 	if err != nil {
 		return fmt.Sprintf("%s: schema unreadable: %v", store.Path(), err), err
 	}
-	var size int64
-	for _, suffix := range []string{"", "-wal"} {
-		if st, err := os.Stat(store.Path() + suffix); err == nil {
-			size += st.Size()
-		}
+	size, err := store.SizeBytes(ctx)
+	if err != nil {
+		return fmt.Sprintf("%s: size unreadable: %v", store.Path(), err), err
 	}
 	now := time.Now().UnixMilli()
 	id := fmt.Sprintf("own_doctor_%d", now)

@@ -107,6 +107,21 @@ func (d *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// SizeBytes is what the store's tables take on disk, indexes and TOAST
+// included (shown by doctor): the tables of the schema the URL's
+// search_path names, not the whole database, which other schemas or
+// applications may share.
+func (d *DB) SizeBytes(ctx context.Context) (int64, error) {
+	var size int64
+	err := d.pool.QueryRow(ctx, `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm', 'p')`).Scan(&size)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: size: %w", err)
+	}
+	return size, nil
+}
+
 // SchemaVersion returns the highest applied migration version.
 func (d *DB) SchemaVersion(ctx context.Context) (int, error) {
 	var v *int

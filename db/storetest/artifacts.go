@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
@@ -15,6 +16,37 @@ import (
 // any window, and past their expiry leave a tombstone (Expired) that reads
 // as ARTIFACT_EXPIRED until the janitor removes it.
 func testArtifacts(t *testing.T, nh func(t *testing.T) Harness) {
+	t.Run("SizeCountsTheBytes", func(t *testing.T) {
+		// doctor prints SizeBytes; a store that has it counts what it
+		// keeps: 2 MiB of incompressible bytes make it at least that much
+		// bigger.
+		s := nh(t).Store
+		sized, ok := s.(interface {
+			SizeBytes(ctx context.Context) (int64, error)
+		})
+		if !ok {
+			t.Skip("this store does not report its size")
+		}
+		ctx := t.Context()
+		before, err := sized.SizeBytes(ctx)
+		if err != nil || before <= 0 {
+			t.Fatalf("SizeBytes of a new database = %d, %v; want > 0", before, err)
+		}
+		rng := mrand.New(mrand.NewPCG(3, 4))
+		data := make([]byte, 8*chunkSize)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		a := engine.Artifact{ID: "art_size", Name: "blob.bin", MimeType: "application/octet-stream",
+			CreatedAt: base, ExpiresAt: base + 1000}
+		if err := s.PutLooseArtifact(ctx, a, data); err != nil {
+			t.Fatal(err)
+		}
+		after, err := sized.SizeBytes(ctx)
+		if err != nil || after-before < int64(len(data)) {
+			t.Fatalf("SizeBytes %d before, %d (%v) after storing %d bytes; want it to grow by at least that", before, after, err, len(data))
+		}
+	})
 	t.Run("ReadWindowsAcrossChunks", func(t *testing.T) {
 		s := nh(t).Store
 		ctx := t.Context()

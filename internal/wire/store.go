@@ -21,6 +21,9 @@ type Store interface {
 	Path() string
 	// SchemaVersion is the highest migration applied.
 	SchemaVersion(ctx context.Context) (int, error)
+	// SizeBytes is what the store takes on disk: the SQLite file and its
+	// log, or the PostgreSQL store's tables.
+	SizeBytes(ctx context.Context) (int64, error)
 }
 
 // IsPostgresURL reports whether a --db value names a PostgreSQL database
