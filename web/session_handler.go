@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
@@ -22,6 +23,10 @@ type SessionView struct {
 	Older  int64
 	// Live is the live view of the session's tabs (nil once it closed).
 	Live *LiveView
+	// Open is whether the session is open: its calls table then polls
+	// SelfURL (the page's own address) for new calls.
+	Open    bool
+	SelfURL string
 }
 
 // SessionEventRow is one interactive call as the page shows it.
@@ -50,6 +55,7 @@ func (d *Dashboard) sessionPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Live = d.sessionLiveView(r.Context(), id, isOpen, false)
+	v.Open, v.SelfURL = isOpen, "/sessions/"+url.PathEscape(id)
 	var all []engine.SessionEvent
 	for after := int64(0); ; {
 		page, err := d.eng.SessionEvents(r.Context(), id, after, engine.MaxEventLimit)
@@ -80,5 +86,5 @@ func (d *Dashboard) sessionPage(w http.ResponseWriter, r *http.Request) {
 	for _, e := range all {
 		v.Events = append(v.Events, SessionEventRow{SessionEvent: e, When: ago(now, e.At)})
 	}
-	d.render(w, r, http.StatusOK, sessionPage(v), nil)
+	d.render(w, r, http.StatusOK, sessionPage(v), sessionCalls(v))
 }

@@ -151,3 +151,31 @@ func TestSessionLiveViewElsewhereAndClosed(t *testing.T) {
 		t.Errorf("stream of the closed session: %d, %d events: %s", st, events, body)
 	}
 }
+
+// TestSessionCallsRefreshWhileOpen: an open session's table of calls polls
+// its page, which answers htmx with the table alone, new calls included;
+// once the session is closed the table no longer polls.
+func TestSessionCallsRefreshWhileOpen(t *testing.T) {
+	e := newSessionLiveEnv(t, elsewhereLive{})
+	e.session("sess_poll")
+	htmx := map[string]string{"HX-Request": "true"}
+	st, page := e.get("/sessions/sess_poll", true, nil)
+	if st != http.StatusOK || !strings.Contains(page, `<html`) || !strings.Contains(page, `hx-get="/sessions/sess_poll"`) || !strings.Contains(page, `hx-trigger="every 2s"`) {
+		t.Fatalf("page of an open session: %d, polling %v", st, strings.Contains(page, `hx-trigger="every 2s"`))
+	}
+	if err := e.eng.RecordSessionEvent(t.Context(), engine.SessionEvent{SessionID: "sess_poll", Tool: "browser_act", Action: "click", Target: "e7", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	st, frag := e.get("/sessions/sess_poll", true, htmx)
+	if st != http.StatusOK || strings.Contains(frag, "<html") || !strings.HasPrefix(strings.TrimSpace(frag), `<section id="session-calls"`) ||
+		strings.Count(frag, "<tr data-seq=") != 2 || !strings.Contains(frag, "browser_act") || !strings.Contains(frag, `data-live="true"`) {
+		t.Fatalf("htmx fragment of an open session: %d, %d calls: %s", st, strings.Count(frag, "<tr data-seq="), frag)
+	}
+	if _, err := e.eng.CloseSession(t.Context(), "sess_poll"); err != nil {
+		t.Fatal(err)
+	}
+	st, frag = e.get("/sessions/sess_poll", true, htmx)
+	if st != http.StatusOK || strings.Contains(frag, "hx-trigger") || !strings.Contains(frag, `data-live="false"`) || strings.Count(frag, "<tr data-seq=") != 2 {
+		t.Fatalf("fragment of the closed session: %d, still polling %v: %s", st, strings.Contains(frag, "hx-trigger"), frag)
+	}
+}
