@@ -52,7 +52,7 @@ func (r *agentRun) do(ctx context.Context, a agent.Action, pageURL string) error
 			return err
 		}
 		rec.Selector = d.Selector
-		effect = agent.Classify(a.Action, agent.Element{Tag: d.Tag, Type: d.Type, Name: d.Name, Submits: d.Submits, InForm: d.InForm, FormMethod: d.FormMethod}, agent.IsEnter(a.Value))
+		effect = agent.Classify(a.Action, agent.Element{Tag: d.Tag, Type: d.Type, Name: d.Name, Submits: d.Submits, InForm: d.InForm, FormMethod: d.FormMethod, Pays: d.Pays}, agent.IsEnter(a.Value))
 		rec.Effect = effect.String()
 		if effect != agent.NoEffect {
 			rec.Action.Text = d.Name

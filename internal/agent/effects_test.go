@@ -22,6 +22,24 @@ func TestClassify(t *testing.T) {
 		{Press, Element{Tag: "input", InForm: true, FormMethod: "post"}, true, SideEffect},
 		{Press, Element{Tag: "input", InForm: true, FormMethod: "post"}, false, NoEffect},
 		{Fill, Element{Tag: "input", Name: "Order note", InForm: true, FormMethod: "post"}, false, NoEffect},
+		// other languages: whole words of any script
+		{Click, Element{Tag: "button", Name: "Zahlungspflichtig bestellen", Submits: true, InForm: true, FormMethod: "post"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "Überweisen", Submits: true, InForm: true, FormMethod: "post"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "Valider la commande"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "Confirmar pedido"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "Acquista ora"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "提交订单"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "注文を確定する"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "결제하기"}, false, Commit},
+		{Click, Element{Tag: "button", Name: "確認画面へ", Submits: true, InForm: true, FormMethod: "get"}, false, NoEffect},
+		{Click, Element{Tag: "button", Name: "Bookmarks"}, false, NoEffect},
+		{Click, Element{Tag: "button", Name: "Payload viewer"}, false, NoEffect},
+		{Click, Element{Tag: "button", Name: "Weiter", Submits: true, InForm: true, FormMethod: "get"}, false, NoEffect},
+		// a form that takes a card commits whatever its button says
+		{Click, Element{Tag: "button", Name: "Weiter", Submits: true, InForm: true, FormMethod: "post", Pays: true}, false, Commit},
+		{Click, Element{Tag: "button", Name: "→", Submits: true, InForm: true, FormMethod: "get", Pays: true}, false, Commit},
+		{Press, Element{Tag: "input", InForm: true, FormMethod: "post", Pays: true}, true, Commit},
+		{Click, Element{Tag: "a", Name: "Terms", InForm: true, Pays: true}, false, NoEffect},
 	} {
 		if got := Classify(c.action, c.el, c.enter); got != c.want {
 			t.Errorf("%s %+v: %v, want %v", c.action, c.el, got, c.want)

@@ -67,3 +67,45 @@ func TestActByReference(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeSaysAFormTakesACard: Describe tells a button of a form with
+// a card field (autocomplete cc-number, or an input named cvc) from one
+// of a form without, whatever the button reads.
+func TestDescribeSaysAFormTakesACard(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Kasse</title><main>
+<form method=post action=/a><label>Karte <input autocomplete="cc-number"></label><button>Weiter</button></form>
+<form method=post action=/b><label>Prüfziffer <input name="card_cvc"></label><button>Fortfahren</button></form>
+<form method=post action=/c><label>Name <input name="name" autocomplete="name"></label><button>Speichern</button></form>
+</main>`)
+	}))
+	t.Cleanup(srv.Close)
+	page := tabOn(t, srv.URL+"/")
+	refs := NewRefs()
+	snap, err := Take(t.Context(), page, refs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		pays bool
+	}{{"Weiter", true}, {"Fortfahren", true}, {"Speichern", false}} {
+		ref := ""
+		for _, line := range strings.Split(snap.Text, "\n") {
+			if f := strings.Fields(line); len(f) >= 3 && f[1] == "button" && strings.Contains(line, `"`+c.name+`"`) {
+				ref = f[0]
+			}
+		}
+		if ref == "" {
+			t.Fatalf("no button %q in the snapshot:\n%s", c.name, snap.Text)
+		}
+		d, err := Describe(t.Context(), page, refs, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Pays != c.pays || !d.Submits || d.FormMethod != "post" || d.Name != c.name {
+			t.Errorf("Describe(%s %q) = %+v, want pays %v, a POST submit", ref, c.name, d, c.pays)
+		}
+	}
+}

@@ -13,7 +13,8 @@ import (
 // Described is what a caller acting by reference learns of the element:
 // a CSS selector that matched exactly it when asked (so the action can be
 // replayed without the reference), its tag, type and the name a person
-// reads on it, and its form (whether a click submits one, and how).
+// reads on it, and its form (whether a click submits one, and how, and
+// whether the form takes a payment card: Pays).
 type Described struct {
 	Selector   string `json:"selector"`
 	Tag        string `json:"tag"`
@@ -22,6 +23,10 @@ type Described struct {
 	Submits    bool   `json:"submits"`
 	InForm     bool   `json:"inForm"`
 	FormMethod string `json:"formMethod"`
+	// Pays: the element's form holds a payment card's field (an
+	// autocomplete token cc-number, cc-csc, cc-exp…, or an input named for
+	// a card number or its security code), whatever the page's language.
+	Pays bool `json:"pays"`
 }
 
 // selectorJS is a function of an element returning a CSS selector that
@@ -61,8 +66,10 @@ const describeJS = `function () {
   const form = el.form || el.closest('form');
   const submits = !!form && ((tag === 'button' && (type === '' || type === 'submit')) || (tag === 'input' && (type === 'submit' || type === 'image')));
   const name = (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('title') || '').trim().slice(0, 200);
+  const pays = !!form && !!form.querySelector('[autocomplete*="cc-number" i], [autocomplete*="cc-csc" i], [autocomplete*="cc-exp" i], ' +
+    'input[name*="cardnumber" i], input[name*="card_number" i], input[name*="card-number" i], input[name*="cvc" i], input[name*="cvv" i]');
   return JSON.stringify({selector: selectorOf(el), tag, type, name, submits, inForm: !!form,
-    formMethod: form ? (form.getAttribute('method') || 'get').toLowerCase() : ''});
+    formMethod: form ? (form.getAttribute('method') || 'get').toLowerCase() : '', pays});
 }`
 
 // textSelectorJS finds the innermost element of the page whose text
