@@ -82,7 +82,16 @@ type Options struct {
 	// CDPTrace, when set, is called with the method of every CDP command
 	// sent to a browser (tests count them); nil = no tracing.
 	CDPTrace func(method string)
+	// OutageWait is how long a run's next tab waits for a browser of the
+	// pool to answer again when every remote endpoint is down (a browser
+	// farm restarting, a network blip), before the run fails with what it
+	// kept: 0 = DefaultOutageWait, negative = fail at once.
+	OutageWait time.Duration
 }
+
+// DefaultOutageWait is Options.OutageWait's default: long enough for a
+// browser container or a machine's Chrome to be restarted.
+const DefaultOutageWait = time.Minute
 
 // Manager owns the browsers and the sessions of this process. It is safe
 // for concurrent use.

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -84,6 +85,17 @@ func (m *Manager) pickForSession() *instance {
 	return in
 }
 
+// retryingLocked reports whether a down endpoint is being tried again, so
+// waiting for one to come back can end (pool.mu held).
+func (m *Manager) retryingLocked() bool {
+	for _, in := range m.instances {
+		if in.ep.down && in.ep.retrying {
+			return true
+		}
+	}
+	return false
+}
+
 // upLocked returns the endpoints not down (pool.mu held).
 func (m *Manager) upLocked() []*instance {
 	var up []*instance
@@ -115,8 +127,15 @@ func (m *Manager) sessionClosed(in *instance) {
 // allowed one is full: only is the endpoint a session is bound to, or nil
 // for any endpoint up (a spread session). Errors: ctx's cause; an
 // EXECUTION_ERROR when the only allowed endpoint is down, or every one is.
+//
+// When every endpoint is down, a spread session's tab (only nil) waits up
+// to Options.OutageWait for one to answer again (the retry loops of
+// pool_health.go bring it back), so a browser farm that restarts does not
+// fail the runs on it; a session bound to one endpoint fails at once (its
+// pages, cookies and tabs died with that browser).
 func (m *Manager) reserve(ctx context.Context, only *instance) (*instance, error) {
 	p := m.pool
+	var outage <-chan time.Time // set when every endpoint is found down
 	for {
 		p.mu.Lock()
 		cands := m.upLocked()
@@ -127,11 +146,35 @@ func (m *Manager) reserve(ctx context.Context, only *instance) (*instance, error
 			}
 		}
 		if len(cands) == 0 {
-			p.mu.Unlock()
-			if only != nil {
-				return nil, engine.Errorf(engine.ExecutionError, "the browser at %s stopped answering", only.describeSpec())
+			wait := m.opts.OutageWait
+			if wait == 0 {
+				wait = DefaultOutageWait
 			}
-			return nil, engine.Errorf(engine.ExecutionError, "no browser of the pool answers (every --browser endpoint is down)")
+			if only != nil || wait < 0 || !m.retryingLocked() {
+				p.mu.Unlock()
+				if only != nil {
+					return nil, engine.Errorf(engine.ExecutionError, "the browser at %s stopped answering", only.describeSpec())
+				}
+				return nil, engine.Errorf(engine.ExecutionError, "no browser of the pool answers (every --browser endpoint is down)")
+			}
+			changed := p.changed
+			p.mu.Unlock()
+			if outage == nil {
+				m.log.Warn("every browser of the pool is down; the run waits for one to answer again", "wait", wait)
+				t := time.NewTimer(wait)
+				defer t.Stop()
+				outage = t.C
+			}
+			select {
+			case <-changed:
+				continue
+			case <-outage:
+				e := engine.Errorf(engine.ExecutionError, "no browser of the pool answered for %s (every --browser endpoint is down; raise --browser-outage-wait to wait longer)", wait)
+				e.Recovery = "start the browsers again (or fix the network to them), then submit the same run again: the pages it finished are kept and not fetched again"
+				return nil, e
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
 		}
 		var room []*instance
 		for _, in := range cands {

@@ -144,9 +144,11 @@ func (s *Session) closeParts(ctx context.Context) {
 // again in another tab because tb's browser stopped answering: the
 // session is spread, tb's endpoint is down (its connection closed, or it
 // does not answer a ping now, and it is then taken out of the pool), and
-// another endpoint is up. The caller releases tb (not reusable) and takes
-// a new tab, which goes to an endpoint up. The page's work in tb was cut
-// off, so nothing of it was checkpointed: doing it again does it once.
+// another endpoint is up — or none is, and the pool waits out the outage
+// (Options.OutageWait) while the down endpoints are tried again. The
+// caller releases tb (not reusable) and takes a new tab, which goes to an
+// endpoint up (waiting for one, in an outage). The page's work in tb was
+// cut off, so nothing of it was checkpointed: doing it again does it once.
 func (s *Session) FailOver(tb *Tab) bool {
 	if tb == nil || s.spreadSet() == nil {
 		return false
@@ -161,5 +163,5 @@ func (s *Session) FailOver(tb *Tab) bool {
 	}
 	m.pool.mu.Lock()
 	defer m.pool.mu.Unlock()
-	return len(m.upLocked()) > 0
+	return len(m.upLocked()) > 0 || (m.opts.OutageWait >= 0 && m.retryingLocked())
 }

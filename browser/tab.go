@@ -136,20 +136,33 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	part, err := s.placeTab(ctx)
-	if err != nil {
+	m := s.policy.m
+	var part *Session
+	var t *tab
+	for {
+		var err error
+		if part, err = s.placeTab(ctx); err != nil {
+			<-s.slots
+			return nil, err
+		}
+		if t, err = part.takeTab(ctx); err == nil {
+			break
+		}
+		m.unreserve(part.in)
+		// A spread session's browser that died between placing the tab
+		// and opening it is taken out of the pool, and the tab placed
+		// again (elsewhere, or once a browser is back: reserve waits out
+		// an outage of the whole pool).
+		if ctx.Err() == nil && s.spreadSet() != nil && part.in.remote && !part.in.alive(part.gen) {
+			m.markDown(part.in, err)
+			continue
+		}
 		<-s.slots
 		return nil, err
 	}
-	m := s.policy.m
 	free := func() {
 		m.unreserve(part.in)
 		<-s.slots
-	}
-	t, err := part.takeTab(ctx)
-	if err != nil {
-		free()
-		return nil, err
 	}
 	redact := engine.RedactorFrom(ctx)
 	t.redact.Store(&redact)

@@ -54,7 +54,8 @@ func newApp(ctx context.Context, cfg *config, stderr io.Writer) (*app, error) {
 	}
 	p, err := wire.Open(ctx, wire.Options{
 		DBPath: cfg.dbPath, Engine: cfg.engine, Model: model, ExtraTemplates: extra,
-		Browser: browser.Options{Resolve: resolve, Browser: splitList(cfg.browsers), Headed: cfg.headed, BrowserContext: cfg.browserContext},
+		Browser: browser.Options{Resolve: resolve, Browser: splitList(cfg.browsers), Headed: cfg.headed, BrowserContext: cfg.browserContext,
+			OutageWait: cfg.browserOutageWait()},
 		Server:  mcp.ServerOptions{Plugin: devPlugin(cfg)},
 		Version: Version, Logger: log, UploadDirs: cfg.uploadDirs,
 	})

@@ -26,6 +26,9 @@ type config struct {
 	addr     string
 	dbPath   string
 	browsers string
+	// outageWait is --browser-outage-wait (browser.Options.OutageWait; 0
+	// here means fail at once).
+	outageWait time.Duration
 	// browserContext is --browser-context: "" or "default" (profiles.go).
 	browserContext string
 	headed         bool
@@ -80,6 +83,7 @@ func parseFlags(cmd string, args []string, getenv func(string) string, stderr io
 		"an item capacity=N after an endpoint caps its open tabs, e.g. http://10.0.0.5:9222,capacity=8,http://10.0.0.6:9222,capacity=4 "+
 		"(several endpoints form a pool: pages go to the one with the most room; one that stops answering is left out until it answers again) "+
 		"(default: system Chromium)")
+	fs.DurationVar(&c.outageWait, "browser-outage-wait", browser.DefaultOutageWait, "when every remote --browser endpoint is down at once, how long a run waits for one to answer again before it fails keeping its finished pages (0: fail at once)")
 	fs.BoolVar(&c.headed, "headed", false, "show the browser window instead of running headless")
 	fs.StringVar(&c.token, "token", "", "bearer token required on /mcp (required for a non-loopback --addr)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token")
@@ -212,6 +216,14 @@ func applyEnv(fs *flag.FlagSet, c *config, getenv func(string) string, shared ma
 	return c.finish()
 }
 
+// browserOutageWait is --browser-outage-wait as browser.Options has it.
+func (c *config) browserOutageWait() time.Duration {
+	if c.outageWait == 0 {
+		return -1
+	}
+	return c.outageWait
+}
+
 // finish validates values and derives durations.
 func (c *config) finish() error {
 	e := &c.engine
@@ -243,6 +255,9 @@ func (c *config) finish() error {
 	}
 	if err := c.checkModel(); err != nil {
 		return err
+	}
+	if c.outageWait < 0 {
+		return fmt.Errorf("--browser-outage-wait must be >= 0 (a duration such as 2m; 0 fails at once), got %v", c.outageWait)
 	}
 	if _, err := browser.ParseBrowserList(splitList(c.browsers)); err != nil {
 		return fmt.Errorf("--browser: %v", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
@@ -223,4 +224,86 @@ func (r *retryEngine) waitLong(t *testing.T, runID string) *engine.Run {
 		t.Fatalf("wait %s: %v", runID, err)
 	}
 	return run
+}
+
+// TestPoolRunWaitsOutAnOutage: when every browser of the pool is down at
+// once, the run's next tab waits (browser.Options.OutageWait) for one to
+// answer again instead of failing: both Chromiums are killed after some
+// pages, a new one starts on A's port (a browser container restarted),
+// the pool finds it, and the run succeeds with every page checkpointed
+// once and no page checkpointed before the outage fetched again. With a
+// short wait and no browser back, the run fails EXECUTION_ERROR naming
+// --browser-outage-wait and keeps the pages it finished.
+func TestPoolRunWaitsOutAnOutage(t *testing.T) {
+	const uaA, uaB, uaC, pages = "browsertask-outage-A", "browsertask-outage-B", "browsertask-outage-C", 40
+	for _, back := range []bool{true, false} {
+		t.Run(map[bool]string{true: "browser back", false: "none back"}[back], func(t *testing.T) {
+			a := fixture.StartRemoteChromium(t, "--user-agent="+uaA)
+			b := fixture.StartRemoteChromium(t, "--user-agent="+uaB)
+			wait := 5 * time.Minute // ends only if the pool never finds the new browser
+			if !back {
+				wait = time.Second
+			}
+			m := browser.NewManager(browser.Options{TempDir: t.TempDir(), OutageWait: wait,
+				Browser: []string{a.HTTP, "capacity=2", b.HTTP, "capacity=2"}})
+			t.Cleanup(func() { _ = m.Close() })
+			site := newUASite(t)
+			e := newRetryEngine(t, NewBatchExtractPages(m))
+			urls := make([]string, pages)
+			for i := range urls {
+				urls[i] = fmt.Sprintf("%s/p/%d", site.srv.URL, i)
+			}
+			id := e.submit(t, "batch_extract_pages", map[string]any{"urls": urls, "render": "browser", "concurrency": 4,
+				"fields": map[string]string{"h": "h1"}}, "")
+			fixture.WaitUntil(t, "the pool to serve 8 pages", func() bool { return site.servedTo(uaA)+site.servedTo(uaB) >= 8 })
+			a.Kill()
+			b.Kill()
+			fixture.WaitUntil(t, "both browsers to be out of the pool", func() bool {
+				load := m.Capacity()
+				return len(load) == 2 && load[0].Down && load[1].Down
+			})
+			before, err := e.eng.Items(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !back {
+				run := e.waitLong(t, id)
+				if run.Status != engine.StatusFailed || run.Error == nil || run.Error.Code != engine.ExecutionError ||
+					!strings.Contains(run.Error.Message, "--browser-outage-wait") || !strings.Contains(run.Error.Recovery, "submit the same run again") {
+					t.Fatalf("run with no browser back: %s %+v, want failed EXECUTION_ERROR naming --browser-outage-wait", run.Status, run.Error)
+				}
+				items := e.items(t, id)
+				for _, it := range before {
+					if got, ok := items[it.Key]; !ok || got.Status != engine.ItemSucceeded {
+						t.Fatalf("page %s checkpointed before the outage is %+v after the run failed, want kept", it.Key, got)
+					}
+				}
+				return
+			}
+			port := strings.TrimPrefix(a.HTTP, "http://127.0.0.1:")
+			fixture.StartRemoteChromium(t, "--user-agent="+uaC, "--remote-debugging-port="+port)
+			run := e.waitLong(t, id)
+			if run.Status != engine.StatusSucceeded {
+				t.Fatalf("run after the outage: %s %+v, want succeeded", run.Status, run.Error)
+			}
+			items := e.items(t, id)
+			for i := range pages {
+				u := fmt.Sprintf("%s/p/%d", site.srv.URL, i)
+				if it, ok := items[u]; !ok || it.Status != engine.ItemSucceeded || !strings.Contains(string(it.Output), fmt.Sprintf(`"h":"/p/%d"`, i)) {
+					t.Fatalf("page %s: checkpoint %+v (present %v), want succeeded with its h1", u, it, ok)
+				}
+			}
+			site.mu.Lock()
+			defer site.mu.Unlock()
+			for _, it := range before {
+				if path := strings.TrimPrefix(it.Key, site.srv.URL); len(site.hits[path]) != 1 {
+					t.Fatalf("%s was checkpointed before the outage and fetched %d times (%v), want once", path, len(site.hits[path]), site.hits[path])
+				}
+			}
+			if site.byUA[uaC] == 0 {
+				t.Fatalf("pages served per browser: %v, want the restarted one used", site.byUA)
+			}
+			t.Logf("served: %v", site.byUA)
+		})
+	}
 }
