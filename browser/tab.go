@@ -195,6 +195,12 @@ func (tb *Tab) Release(reusable bool) {
 // offer. Calls on it are not bound to the renderer's crash.
 func (tb *Tab) Page() *rod.Page { return tb.t.page }
 
+// Remote reports whether the tab's browser is a CDP endpoint this process
+// connected to (--browser ws://… or http://…) rather than one it launched:
+// such a browser may run on another machine, where this machine's file
+// paths mean nothing.
+func (tb *Tab) Remote() bool { return tb.s.in.remote }
+
 // takeTab pops an idle tab or opens a new one.
 func (s *Session) takeTab(ctx context.Context) (*tab, error) {
 	s.mu.Lock()

@@ -3,14 +3,17 @@ package pagetools
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/go-rod/rod"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browsertask/browsertask/engine"
@@ -101,6 +104,12 @@ func (t *Tools) upload(ctx context.Context, p *page, a *args) (*sdk.CallToolResu
 	if err != nil {
 		return nil, err
 	}
+	if p.tab.Remote() {
+		if err := uploadRemote(ctx, p, el, a, name, data); err != nil {
+			return nil, err
+		}
+		return t.uploadAnswer(ctx, p, a, name, data)
+	}
 	dir, err := p.files.tempDir()
 	if err != nil {
 		return nil, err
@@ -117,9 +126,66 @@ func (t *Tools) upload(ctx context.Context, p *page, a *args) (*sdk.CallToolResu
 	if err := settle(ctx, p.tab.Page(), func() error { return el.SetFiles([]string{filepath.Join(sub, name)}) }); err != nil {
 		return nil, engine.Wrap(engine.StepExecutionFailed, err, "upload %s: %v", a.Ref, err)
 	}
+	return t.uploadAnswer(ctx, p, a, name, data)
+}
+
+// uploadAnswer is browser_upload's answer: what changed on the page, and
+// the file's name, size and SHA-256.
+func (t *Tools) uploadAnswer(ctx context.Context, p *page, a *args, name string, data []byte) (*sdk.CallToolResult, error) {
 	sum := sha256.Sum256(data)
 	a.ChangedOnly = true
 	return t.snapshotAnswer(ctx, p, a, map[string]any{"done": "upload " + a.Ref, "name": name, "size": len(data), "sha256": hex.EncodeToString(sum[:])})
+}
+
+// maxRemoteUpload caps a file sent to a remote browser: its bytes travel
+// inside one DevTools message (as base64, a third larger).
+const maxRemoteUpload = 16 << 20
+
+// setFilesJS gives a file input one file built in the page from its bytes
+// (base64), name and type, as a person's choice would: input.files, then
+// the input and change events.
+const setFilesJS = `function (name, type, b64) {
+  const bin = atob(b64), bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], name, {type}));
+  this.files = dt.files;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.files.length === 1 && this.files[0].size === bytes.length;
+}`
+
+// uploadRemote sets the file of a file input in a remote browser, which
+// may run on another machine (DOM.setFileInputFiles names a path on the
+// browser's machine): the bytes go over the DevTools connection and the
+// page builds the File. Errors: INVALID_PARAMETER over maxRemoteUpload,
+// naming the field that gave the file; STEP_EXECUTION_FAILED when the
+// page refused it.
+func uploadRemote(ctx context.Context, p *page, el *rod.Element, a *args, name string, data []byte) error {
+	if len(data) > maxRemoteUpload {
+		field := "path"
+		if a.ArtifactID != "" {
+			field = "artifactId"
+		}
+		return engine.Errorf(engine.InvalidParameter, "%s: the file is %d bytes; a remote --browser takes uploads of at most %d bytes (they travel over its DevTools connection)", field, len(data), maxRemoteUpload).
+			WithDetails(map[string]any{"field": field, "size": len(data), "limit": maxRemoteUpload})
+	}
+	typ := mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
+	var ok bool
+	err := settle(ctx, p.tab.Page(), func() error {
+		res, err := el.Context(ctx).Eval(setFilesJS, name, typ, base64.StdEncoding.EncodeToString(data))
+		if err == nil {
+			ok = res.Value.Bool()
+		}
+		return err
+	})
+	if err == nil && !ok {
+		err = errors.New("the page did not keep the file")
+	}
+	if err != nil {
+		return engine.Wrap(engine.StepExecutionFailed, err, "upload %s: %v", a.Ref, err)
+	}
+	return nil
 }
 
 // uploadBytes reads the file to upload and its name. Errors:

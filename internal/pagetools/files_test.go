@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browsertask/browsertask/browser"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/internal/wire"
@@ -23,8 +25,14 @@ import (
 // HTTP) allowing uploads from dir, with a session open.
 func filesDaemon(t *testing.T, dir string) (*sdk.ClientSession, string) {
 	t.Helper()
+	return filesDaemonOn(t, dir, browser.Options{})
+}
+
+// filesDaemonOn is filesDaemon whose browser is bo (a remote endpoint).
+func filesDaemonOn(t *testing.T, dir string, bo browser.Options) (*sdk.ClientSession, string) {
+	t.Helper()
 	p, err := wire.Open(t.Context(), wire.Options{DBPath: filepath.Join(t.TempDir(), "bt.db"), Engine: engine.DefaultConfig(), Version: "test",
-		UploadDirs: []string{dir}})
+		UploadDirs: []string{dir}, Browser: bo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,5 +195,52 @@ func TestUploadAndDownloadOnTheShop(t *testing.T) {
 	_, sc, isErr := call(t, cs, "browser_download", map[string]any{"sessionId": sid, "timeoutMs": 1})
 	if !isErr || sc["errorCode"] != "STEP_EXECUTION_FAILED" {
 		t.Errorf("a second browser_download: %v; want STEP_EXECUTION_FAILED (no download)", sc)
+	}
+}
+
+// TestUploadToARemoteBrowser: a remote --browser may run on another
+// machine, so browser_upload sends the bytes over its DevTools connection
+// (never DOM.setFileInputFiles, which names a path on the browser's
+// machine); the shop receives the file's name and bytes, and a file over
+// the cap is refused naming the field.
+func TestUploadToARemoteBrowser(t *testing.T) {
+	site := fixture.Start()
+	t.Cleanup(site.Close)
+	remote := fixture.StartRemoteChromium(t)
+	var setFiles atomic.Int64
+	dir := t.TempDir()
+	receipt := []byte("receipt 1043: 12.50 EUR paid\n\x00\xff binary tail")
+	big := make([]byte, 16<<20+1)
+	for name, data := range map[string][]byte{"receipt.txt": receipt, "big.bin": big} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, sid := filesDaemonOn(t, dir, browser.Options{Browser: []string{remote.WS}, CDPTrace: func(method string) {
+		if method == "DOM.setFileInputFiles" {
+			setFiles.Add(1)
+		}
+	}})
+	snap, _ := mustCall(t, cs, "browser_navigate", map[string]any{"sessionId": sid, "url": site.URL("/shop/upload")})
+	_, sc := mustCall(t, cs, "browser_upload", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "button", "Receipt"), "path": filepath.Join(dir, "receipt.txt")})
+	sum := sha256.Sum256(receipt)
+	if sc["name"] != "receipt.txt" || sc["size"] != float64(len(receipt)) || sc["sha256"] != hex.EncodeToString(sum[:]) {
+		t.Errorf("upload answered %v", sc)
+	}
+	mustCall(t, cs, "browser_act", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "button", "Send receipt"), "action": "click"})
+	snap, _ = mustCall(t, cs, "browser_wait", map[string]any{"sessionId": sid, "text": "Receipt received", "timeoutMs": 60000})
+	for _, w := range []string{"receipt.txt", hex.EncodeToString(sum[:]), "Size " + itoa(len(receipt)) + " bytes"} {
+		if !strings.Contains(snap, w) {
+			t.Errorf("the shop did not receive %q:\n%s", w, snap)
+		}
+	}
+	if n := setFiles.Load(); n != 0 {
+		t.Errorf("DOM.setFileInputFiles sent %d times to a remote browser, want 0", n)
+	}
+	snap, _ = mustCall(t, cs, "browser_navigate", map[string]any{"sessionId": sid, "url": site.URL("/shop/upload")})
+	_, sc, isErr := call(t, cs, "browser_upload", map[string]any{"sessionId": sid, "ref": refOf(t, snap, "button", "Receipt"), "path": filepath.Join(dir, "big.bin")})
+	details, _ := sc["details"].(map[string]any)
+	if !isErr || sc["errorCode"] != "INVALID_PARAMETER" || details["field"] != "path" || !strings.Contains(sc["message"].(string), "remote --browser") {
+		t.Errorf("a 16 MiB + 1 upload to a remote browser: %v; want INVALID_PARAMETER naming path", sc)
 	}
 }
