@@ -126,3 +126,31 @@ line two</code></pre>` + para + `</article></body></html>`
 		t.Errorf("the code block is not fenced as written:\n%s", res.Markdown)
 	}
 }
+
+// TestExtractDropsHeadingPermalinks: the permalink anchors documentation
+// generators put in headings (Sphinx's "¶", GitHub's "#" and its <svg>
+// icon) are not in the Markdown; a footnote reference and an in-page
+// table of contents, which show words, stay links.
+func TestExtractDropsHeadingPermalinks(t *testing.T) {
+	para := "<p>This paragraph is long enough to be taken as the main content of the page by the extractor, with a few more words to be safe.</p>"
+	body := `<html><body><article>` +
+		`<h1>Setup<a class="headerlink" href="#setup" title="Permalink to this heading">¶</a></h1>` + para +
+		`<h2><a class="anchor" aria-hidden="true" href="#usage"><svg viewBox="0 0 16 16"><path d="M0 0"></path></svg></a>Usage</h2>` + para +
+		`<h2 id="more">More <a href="#more">#</a></h2>` +
+		`<p>See <a href="#setup">Setup</a> above and the note<sup><a href="#fn1">1</a></sup>, which explains the rest of this long sentence.</p>` + para +
+		`</article></body></html>`
+	res, err := Extract([]byte(body), Options{PageURL: "http://127.0.0.1/guide/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"¶", "Setup[", "[](", "#usage", "#more"} {
+		if strings.Contains(res.Markdown, bad) {
+			t.Errorf("the Markdown keeps a permalink (%q):\n%s", bad, res.Markdown)
+		}
+	}
+	for _, want := range []string{"# Setup\n", "## Usage\n", "## More\n", "[Setup](http://127.0.0.1/guide/#setup)", "[1](http://127.0.0.1/guide/#fn1)"} {
+		if !strings.Contains(res.Markdown, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, res.Markdown)
+		}
+	}
+}

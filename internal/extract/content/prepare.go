@@ -106,9 +106,41 @@ func (p *prepared) walk(n *html.Node, base *weburl.URL) {
 			}
 		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		p.walk(c, base)
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if isPermalink(c) {
+			n.RemoveChild(c)
+		} else {
+			p.walk(c, base)
+		}
+		c = next
 	}
+}
+
+// permalinkTexts are what a heading's permalink anchor shows: Sphinx's and
+// MkDocs' "¶", "§", the "#" of GitHub, Docusaurus and VitePress, a link
+// symbol, or nothing (an icon drawn by CSS or an <svg>).
+var permalinkTexts = map[string]bool{"": true, "¶": true, "§": true, "#": true, "🔗": true, "⚓": true, "∞": true}
+
+// isPermalink reports whether n is a heading's permalink anchor: a link
+// to a fragment of the page itself ("#section-id") showing only a mark
+// (permalinkTexts) and no image. It is navigation inside the page, not
+// content: left in, every heading of a documentation page reads
+// "# Title[¶](https://…#title)" in the Markdown. A footnote or a table
+// of contents ("#fn1" showing "1", "#setup" showing "Setup") shows words
+// and stays.
+func isPermalink(n *html.Node) bool {
+	if n.Type != html.ElementNode || n.Data != "a" {
+		return false
+	}
+	href, _ := attr(n, "href")
+	if href = strings.TrimSpace(href); len(href) < 2 || href[0] != '#' {
+		return false
+	}
+	if findElement(n, "img") != nil {
+		return false
+	}
+	return permalinkTexts[strings.TrimSpace(textOf(n))]
 }
 
 // softHyphen is U+00AD, a hyphenation hint ("&shy;").
