@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"github.com/browsertask/browsertask/internal/extract/page"
 )
 
@@ -151,6 +153,54 @@ func TestExtractDropsHeadingPermalinks(t *testing.T) {
 	for _, want := range []string{"# Setup\n", "## Usage\n", "## More\n", "[Setup](http://127.0.0.1/guide/#setup)", "[1](http://127.0.0.1/guide/#fn1)"} {
 		if !strings.Contains(res.Markdown, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, res.Markdown)
+		}
+	}
+}
+
+// TestJoinSplitLinks: the pieces a text-only selection leaves of one link
+// (links per text piece, some inside spans) are one link again; links to
+// other addresses and links with text between them stay apart.
+func TestJoinSplitLinks(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`<p>see <span><a href="#n">[</a></span><a href="#n">1</a><span><a href="#n">]</a></span> here</p>`, `<p>see <a href="#n">[1]</a> here</p>`},
+		{`<p><a href="#a">x</a><a href="#a">y</a></p>`, `<p><a href="#a">xy</a></p>`},
+		{`<p><a href="#a">x</a><a href="#b">y</a></p>`, `<p><a href="#a">x</a><a href="#b">y</a></p>`},
+		{`<p><a href="#a">x</a> and <a href="#a">y</a></p>`, `<p><a href="#a">x</a> and <a href="#a">y</a></p>`},
+		{`<p><span><a href="#a">x</a> more</span><a href="#a">y</a></p>`, `<p><span><a href="#a">x</a> more</span><a href="#a">y</a></p>`},
+	} {
+		doc, err := html.Parse(strings.NewReader(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := findElement(doc, "p")
+		joinSplitLinks(p)
+		var b strings.Builder
+		if err := html.Render(&b, p); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("joinSplitLinks(%s) = %s, want %s", c.in, b.String(), c.want)
+		}
+	}
+}
+
+// TestExtractCanonicalIsAWebAddress: a canonical link naming a file of the
+// machine the page was built on (Debian's documentation packages) is no
+// canonical address; an https one is kept.
+func TestExtractCanonicalIsAWebAddress(t *testing.T) {
+	para := "<p>This paragraph is long enough to be taken as the main content of the page by the extractor, with a few more words to be safe.</p>"
+	for canon, want := range map[string]string{
+		"file:///usr/share/doc/python3.11/html/library/json.html": "",
+		"https://docs.python.org/3/library/json.html":              "https://docs.python.org/3/library/json.html",
+		"/library/json.html":                                       "http://127.0.0.1:8765/library/json.html",
+	} {
+		body := `<html><head><link rel="canonical" href="` + canon + `"></head><body><article>` + para + para + `</article></body></html>`
+		res, err := Extract([]byte(body), Options{PageURL: "http://127.0.0.1:8765/library/json.html"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metadata.Canonical != want {
+			t.Errorf("canonical %q read as %q, want %q", canon, res.Metadata.Canonical, want)
 		}
 	}
 }

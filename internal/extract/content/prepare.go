@@ -95,7 +95,7 @@ func (p *prepared) walk(n *html.Node, base *weburl.URL) {
 		case "link":
 			if hasToken(n, "rel", "canonical") && p.canonical == "" {
 				if href, ok := attr(n, "href"); ok && strings.TrimSpace(href) != "" {
-					p.canonical = resolve(href, base)
+					p.canonical = webAddress(resolve(href, base))
 				}
 			}
 		case "meta":
@@ -141,6 +141,18 @@ func isPermalink(n *html.Node) bool {
 		return false
 	}
 	return permalinkTexts[strings.TrimSpace(textOf(n))]
+}
+
+// webAddress is u when it is an http or https URL, else "": a canonical
+// link that names a file on the machine the pages were built on
+// (file:///usr/share/doc/… in Debian's documentation packages) is no
+// address anyone can fetch.
+func webAddress(u string) string {
+	l := strings.ToLower(u)
+	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+		return u
+	}
+	return ""
 }
 
 // softHyphen is U+00AD, a hyphenation hint ("&shy;").

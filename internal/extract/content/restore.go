@@ -106,7 +106,71 @@ func cleanElement(n, c, next *html.Node, codeLangs map[string]string) *html.Node
 	}
 	c.Attr = keepAttrs(c)
 	clean(c, codeLangs)
+	joinSplitLinks(c)
 	return next
+}
+
+// joinSplitLinks makes one link again of a link the text-only selection
+// cut into pieces (see marking.unmark: a link whose text spans elements
+// comes back as one <a> per text piece), so Sphinx's footnote reference
+// <a href="#note"><span>[</span>1<span>]</span></a> reads [[1]](…#note) in
+// the Markdown instead of three links. A run of n's children that are
+// each a link to the same address, or a <span> holding only such a link
+// (a span has no Markdown form), becomes one <a> holding their text.
+func joinSplitLinks(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		href, ok := soleLink(c)
+		if !ok {
+			continue
+		}
+		for next := c.NextSibling; next != nil; next = c.NextSibling {
+			h, ok := soleLink(next)
+			if !ok || h != href {
+				break
+			}
+			if c.Data != "a" {
+				c = unwrapSpan(n, c)
+			}
+			n.RemoveChild(next)
+			if next.Data != "a" {
+				next = next.FirstChild // the span's link
+			}
+			for g := next.FirstChild; g != nil; {
+				gn := g.NextSibling
+				next.RemoveChild(g)
+				c.AppendChild(g)
+				g = gn
+			}
+		}
+	}
+}
+
+// soleLink returns the address of c when c is an <a href> or a <span>
+// whose only child is one.
+func soleLink(c *html.Node) (string, bool) {
+	if c.Type != html.ElementNode {
+		return "", false
+	}
+	if c.Data == "span" {
+		if c.FirstChild == nil || c.FirstChild != c.LastChild {
+			return "", false
+		}
+		c = c.FirstChild
+	}
+	if c.Type != html.ElementNode || c.Data != "a" {
+		return "", false
+	}
+	return attr(c, "href")
+}
+
+// unwrapSpan replaces the <span> c (a child of n holding only a link) by
+// that link, and returns it.
+func unwrapSpan(n, c *html.Node) *html.Node {
+	a := c.FirstChild
+	c.RemoveChild(a)
+	n.InsertBefore(a, c)
+	n.RemoveChild(c)
+	return a
 }
 
 // unwrap replaces c (a child of n) by its children and returns the node
