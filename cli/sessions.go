@@ -98,7 +98,7 @@ func cmdSessions(ctx context.Context, args []string, getenv func(string) string,
 		return nil
 	}
 	msg := fmt.Sprintf("unknown sessions command %q", verb)
-	if n := nearest(verb, []string{"list", "new", "import", "export", "close"}); n != "" {
+	if n := engine.Nearest(verb, []string{"list", "new", "import", "export", "close"}); n != "" {
 		msg += fmt.Sprintf(": did you mean %q?", n)
 	}
 	return fmt.Errorf("%s\n%s", msg, synopsisOf(sessionsUsage, "sessions"))

@@ -30,13 +30,3 @@ func TestCLIUnknownFlagsAndCommandsSuggestTheNearest(t *testing.T) {
 		}
 	}
 }
-
-func TestNearest(t *testing.T) {
-	for _, c := range []struct{ word, want string }{
-		{"inptu", "input"}, {"sesion", "session"}, {"outputschema", "output-schema"}, {"ful", "full"}, {"x", ""}, {"zzzzzz", ""},
-	} {
-		if got := nearest(c.word, []string{"input", "inputs", "session", "session-state", "output-schema", "full", "db"}); got != c.want {
-			t.Errorf("nearest(%q) = %q, want %q", c.word, got, c.want)
-		}
-	}
-}

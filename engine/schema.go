@@ -74,7 +74,11 @@ func (s *Schema) Validate(doc json.RawMessage, field string) error {
 			// The library's messages may quote the offending value (a
 			// pattern mismatch repeats the whole string): an error never
 			// echoes more than maxProblemLen of the caller's input.
-			m := clipText(FieldPath(field, e.InstanceLocation)+": "+e.ErrorKind.LocalizedString(p), maxProblemLen)
+			m := FieldPath(field, e.InstanceLocation) + ": " + e.ErrorKind.LocalizedString(p)
+			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+				m = s.unknownProperties(field, e.InstanceLocation, ap.Properties, m)
+			}
+			m = clipText(m, maxProblemLen)
 			if !seen[m] {
 				seen[m] = true
 				msgs = append(msgs, m)
@@ -90,8 +94,89 @@ func (s *Schema) Validate(doc json.RawMessage, field string) error {
 	if len(msgs) > 5 {
 		msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(msgs)-5))
 	}
+	leaf := firstLeaf(ve)
+	at := leaf.InstanceLocation
+	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
+		// The field to fix is the first unknown property, not its object.
+		at = append(append([]string(nil), at...), ap.Properties[0])
+	}
 	return Errorf(InvalidParameter, "%s", strings.Join(msgs, "; ")).
-		WithDetails(map[string]any{"field": FieldPath(field, firstLeaf(ve).InstanceLocation)})
+		WithDetails(map[string]any{"field": FieldPath(field, at)})
+}
+
+// unknownProperties words an additionalProperties failure at location
+// (instance tokens) the way a person fixes it: the names that are not
+// properties there, the nearest property of each when one is close
+// (Nearest), and the properties there are ("inputs.maxPage: not an input
+// here (did you mean maxPages?); the inputs here are …"). Where the
+// schema at location is composed (allOf, oneOf, if/then…), which
+// properties a branch allows is not one list: the library's message
+// stays.
+func (s *Schema) unknownProperties(field string, location, names []string, libMsg string) string {
+	allowed, ok := propertiesAt(s.s, location)
+	if !ok {
+		return libMsg
+	}
+	noun, nouns := "a property", "properties"
+	if field == "inputs" && len(location) == 0 {
+		noun, nouns = "an input", "inputs"
+	}
+	words := make([]string, len(names))
+	for i, name := range names {
+		words[i] = name
+		if n := Nearest(name, allowed); n != "" {
+			words[i] += " (did you mean " + n + "?)"
+		}
+	}
+	var m string
+	if len(names) == 1 {
+		m = FieldPath(field, append(append([]string(nil), location...), names[0])) + ": not " + noun + " here" + strings.TrimPrefix(words[0], names[0])
+	} else {
+		m = FieldPath(field, location) + ": " + strings.Join(words, ", ") + ": not " + nouns + " here"
+	}
+	list := allowed
+	if len(list) > 12 {
+		list = append(append([]string(nil), list[:12]...), "…")
+	}
+	return m + "; the " + nouns + " here are " + strings.Join(list, ", ")
+}
+
+// propertiesAt returns the property names the schema declares for the
+// object at location (instance tokens: names through properties,
+// indexes through items), sorted; ok is false when the walk cannot follow
+// the location, or the schema there declares no properties or is
+// composed (its properties are not one list).
+func propertiesAt(sch *jsonschema.Schema, location []string) ([]string, bool) {
+	for _, tok := range location {
+		if sch = followRef(sch); sch == nil {
+			return nil, false
+		}
+		if _, err := strconv.Atoi(tok); err == nil && sch.Items2020 != nil {
+			sch = sch.Items2020
+			continue
+		}
+		sch = sch.Properties[tok]
+	}
+	sch = followRef(sch)
+	if sch == nil || len(sch.Properties) == 0 || len(sch.AllOf)+len(sch.AnyOf)+len(sch.OneOf) > 0 ||
+		sch.If != nil || len(sch.DependentSchemas) > 0 || len(sch.PatternProperties) > 0 {
+		return nil, false
+	}
+	names := make([]string, 0, len(sch.Properties))
+	for n := range sch.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, true
+}
+
+// followRef is sch with its $ref followed (a schema whose only content is
+// a reference), or sch itself.
+func followRef(sch *jsonschema.Schema) *jsonschema.Schema {
+	for i := 0; sch != nil && sch.Ref != nil && len(sch.Properties) == 0 && i < 16; i++ {
+		sch = sch.Ref
+	}
+	return sch
 }
 
 func firstLeaf(e *jsonschema.ValidationError) *jsonschema.ValidationError {

@@ -222,7 +222,7 @@ func TestRunStepsAskSchema(t *testing.T) {
 		{"empty message", map[string]any{"action": "confirm", "message": ""},
 			"inputs.steps[1].message", "inputs.steps[1].message: minLength: got 0, want 1"},
 		{"confirm with a selector", map[string]any{"action": "confirm", "message": "OK?", "selector": "#go"},
-			"inputs.steps[1]", "inputs.steps[1]: additional properties 'selector' not allowed"},
+			"inputs.steps[1].selector", "inputs.steps[1]: additional properties 'selector' not allowed"},
 		{"secret not a boolean", map[string]any{"action": "ask", "message": "PIN?", "selector": "#pin", "secret": "yes"},
 			"inputs.steps[1].secret", "inputs.steps[1].secret: got string, want boolean"},
 		{"unknown action", map[string]any{"action": "approve", "message": "OK?"},
