@@ -1,12 +1,10 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -27,7 +25,7 @@ func TestAnswerInChromium(t *testing.T) {
 	const otp = "731902"
 	e := newEnv(t, "", true)
 	shots := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 900, 1, false)
@@ -36,7 +34,7 @@ func TestAnswerInChromium(t *testing.T) {
 	// the mark in).
 	id := e.submitAsking(`{"tool":"t","sleepMs":300,"ask":[{"requestId":"otp","kind":"secret","message":"Enter the code"}]}`)
 	page.MustNavigate(e.srv.URL + "/").MustWaitLoad()
-	until(t, page, "waiting row", `() => { const tr = document.querySelector('tr[data-run-id="`+id+`"]'); return !!tr && tr.classList.contains('waiting') && !!tr.querySelector('.badge.s-waiting') && !!tr.querySelector('.badge.s-running') }`, 15*time.Second)
+	until(t, page, "waiting row", `() => { const tr = document.querySelector('tr[data-run-id="`+id+`"]'); return !!tr && tr.classList.contains('waiting') && !!tr.querySelector('.badge.s-waiting') && !!tr.querySelector('.badge.s-running') }`)
 	if got := text(t, page, `() => document.getElementById('waiting-count').dataset.count`); got != "1" {
 		t.Fatalf("waiting count %q, want 1", got)
 	}
@@ -46,7 +44,7 @@ func TestAnswerInChromium(t *testing.T) {
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
 	page.MustEval(`() => { window.__swaps = 0; document.body.addEventListener('htmx:afterSwap', () => window.__swaps++) }`)
 	field := `form.answer[data-request-id="otp"] input[name="value"]`
-	until(t, page, "password field shown", `() => { const i = document.querySelector('`+field+`'); return !!i && i.type === 'password' && i.autocomplete === 'one-time-code' }`, 15*time.Second)
+	until(t, page, "password field shown", `() => { const i = document.querySelector('`+field+`'); return !!i && i.type === 'password' && i.autocomplete === 'one-time-code' }`)
 	if got := text(t, page, `() => document.querySelector('#run-ask h2').textContent`); got != "This run is waiting for you" {
 		t.Fatalf("panel heading %q", got)
 	}
@@ -59,7 +57,7 @@ func TestAnswerInChromium(t *testing.T) {
 	typeInto(t, page, field, otp[:3])
 	page.MustEval(`() => document.activeElement.blur()`)
 	page.MustEval(`() => { window.__swapsAtBlur = window.__swaps }`)
-	until(t, page, "two live refreshes", `() => window.__swaps >= window.__swapsAtBlur + 2`, 10*time.Second)
+	until(t, page, "two live refreshes", `() => window.__swaps >= window.__swapsAtBlur + 2`)
 	if got := text(t, page, `() => document.querySelector('`+field+`').value`); got != otp[:3] {
 		t.Fatalf("after refreshes the field holds %q, want %q", got, otp[:3])
 	}
@@ -74,7 +72,7 @@ func TestAnswerInChromium(t *testing.T) {
 	if err := json.Unmarshal(run.Result, &res); err != nil || res.Answers["otp"]["value"] != engine.SecretMask {
 		t.Fatalf("result %s (%v), want the value masked", run.Result, err)
 	}
-	until(t, page, "succeeded shown", `() => document.getElementById('run-live').dataset.status === 'succeeded'`, 10*time.Second)
+	until(t, page, "succeeded shown", `() => document.getElementById('run-live').dataset.status === 'succeeded'`)
 	if got := text(t, page, `() => document.getElementById('answer-status').textContent.trim()`); got != "Answer sent (otp)." {
 		t.Fatalf("notice %q", got)
 	}
@@ -95,9 +93,9 @@ func TestAnswerInChromium(t *testing.T) {
 	// brings the forms in.
 	id = e.submitAsking(`{"tool":"t","sleepMs":500,"ask":[{"requestId":"buy","kind":"confirm","message":"Buy it?"},{"requestId":"ship","kind":"confirm","message":"Ship it today?"}]}`)
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
-	until(t, page, "both confirm forms shown", `() => document.querySelectorAll('form.answer[data-kind="confirm"]').length === 2`, 15*time.Second)
+	until(t, page, "both confirm forms shown", `() => document.querySelectorAll('form.answer[data-kind="confirm"]').length === 2`)
 	clickOn(t, page, `form.answer[data-request-id="buy"] button[name="confirm"][value="yes"]`)
-	until(t, page, "buy answered", `() => !document.querySelector('form.answer[data-request-id="buy"]') && document.getElementById('answer-status').textContent.includes('Answer sent (buy).')`, 10*time.Second)
+	until(t, page, "buy answered", `() => !document.querySelector('form.answer[data-request-id="buy"]') && document.getElementById('answer-status').textContent.includes('Answer sent (buy).')`)
 	clickOn(t, page, `form.answer[data-request-id="ship"] button[name="confirm"][value="no"]`)
 	run = e.waitStatus(id, engine.StatusSucceeded)
 	var conf struct {
@@ -106,7 +104,7 @@ func TestAnswerInChromium(t *testing.T) {
 	if err := json.Unmarshal(run.Result, &conf); err != nil || !conf.Answers["buy"]["confirm"] || conf.Answers["ship"]["confirm"] || len(conf.Answers["ship"]) != 1 {
 		t.Fatalf("result %s (%v), want buy yes and ship no", run.Result, err)
 	}
-	until(t, page, "confirm run succeeded", `() => document.getElementById('run-live').dataset.status === 'succeeded'`, 10*time.Second)
+	until(t, page, "confirm run succeeded", `() => document.getElementById('run-live').dataset.status === 'succeeded'`)
 	t.Logf("screenshots in %s", shots)
 }
 
@@ -130,22 +128,48 @@ func typeInto(t *testing.T, p *rod.Page, selector, text string) {
 func clickOn(t *testing.T, p *rod.Page, selector string) {
 	t.Helper()
 	p.MustElement(selector)
-	// A real click lands where the element is on the screen: bring it into
-	// view first (a focused field elsewhere may have scrolled the page).
-	res, err := p.Eval(`s => {
-		const e = document.querySelector(s);
-		e.scrollIntoView({block: 'center', inline: 'center'});
-		const r = e.getBoundingClientRect();
-		return [r.x + r.width / 2, r.y + r.height / 2];
-	}`, selector)
-	if err != nil {
-		t.Fatalf("locate %s: %v", selector, err)
-	}
-	xy := res.Value.Arr()
-	if err := p.Mouse.MoveTo(proto.Point{X: xy[0].Num(), Y: xy[1].Num()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Mouse.Click(proto.InputMouseButtonLeft, 1); err != nil {
-		t.Fatalf("click %s: %v", selector, err)
+	for attempt := 1; ; attempt++ {
+		// A real click lands where the element is on the screen: bring it
+		// into view first (a focused field elsewhere may have scrolled the
+		// page), and note whether the click reached an element the
+		// selector matches: the page may move between locating and
+		// clicking (a live frame's first image, a refresh swapping the
+		// panel), and a click that lands elsewhere is made again, as a
+		// person clicks again.
+		res, err := p.Eval(`s => {
+			const e = document.querySelector(s);
+			if (!e) return null;
+			e.scrollIntoView({block: 'center', inline: 'center'});
+			window.__clickedOn = false;
+			window.__clickMark = 1;
+			document.addEventListener('click', ev => { window.__listenerRuns = true; if (ev.target.closest && ev.target.closest(s)) window.__clickedOn = true; }, {capture: true, once: true});
+			const r = e.getBoundingClientRect();
+			return [r.x + r.width / 2, r.y + r.height / 2];
+		}`, selector)
+		if err != nil {
+			t.Fatalf("locate %s: %v", selector, err)
+		}
+		if res.Value.Nil() {
+			t.Fatalf("%s is no longer on the page", selector)
+		}
+		xy := res.Value.Arr()
+		if err := p.Mouse.MoveTo(proto.Point{X: xy[0].Num(), Y: xy[1].Num()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Mouse.Click(proto.InputMouseButtonLeft, 1); err != nil {
+			t.Fatalf("click %s: %v", selector, err)
+		}
+		// It landed when the listener saw it, when the page is a new
+		// document (no mark: the click navigated) or cannot be read while
+		// it navigates, or — in a page whose scripts are off, where no
+		// listener runs — when the element is still under the pointer.
+		landed, err := p.Eval(`(s, x, y) => { if (window.__clickMark !== 1 || window.__clickedOn === true) return true;
+			const e = document.elementFromPoint(x, y); return !!(e && e.closest && e.closest(s)) && !window.__listenerRuns }`, selector, xy[0].Num(), xy[1].Num())
+		if err != nil || landed.Value.Bool() {
+			return
+		}
+		if attempt == 5 {
+			t.Fatalf("5 clicks on %s landed elsewhere: the page kept moving under the pointer", selector)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/launcher"
@@ -62,22 +60,27 @@ func launchChromium(t *testing.T) *rod.Browser {
 	return b
 }
 
-// until polls a JavaScript expression in page until it returns true.
-func until(t *testing.T, p *rod.Page, what, js string, d time.Duration) {
+// until polls a JavaScript expression in page until it returns true,
+// with no time bound of its own (fixture.WaitUntil: how long a page takes
+// to show something is not what these tests promise; a condition that
+// never holds fails shortly before the test binary's deadline). A page
+// whose context ended fails at once.
+func until(t *testing.T, p *rod.Page, what, js string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
+	var lastErr error
+	fixture.WaitUntil(t, what, func() bool {
+		if err := p.GetContext().Err(); err != nil {
+			t.Fatalf("%s: the page's context ended (%v) before %s", what, err, js)
+		}
 		res, err := p.Eval(js)
+		lastErr = err
 		if err == nil && res.Value.Bool() {
-			return
+			return true
 		}
-		if time.Now().After(deadline) {
-			if os.Getenv("BROWSERTASK_TEST_DUMP") != "" {
-				t.Logf("page: %s", p.MustHTML())
-			}
-			t.Fatalf("%s: not true after %v (%s; err %v)", what, d, js, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	})
+	if lastErr != nil && os.Getenv("BROWSERTASK_TEST_DUMP") != "" {
+		t.Logf("last evaluation error: %v", lastErr)
 	}
 }
 
@@ -115,7 +118,7 @@ func TestDashboardInChromium(t *testing.T) {
 	e := newLiveEnvWith(t, liveOptions{ChromiumArgs: []string{"--host-resolver-rules=MAP " + shopHost + ":80 127.0.0.1:" + port}})
 	shop := func(path string) string { return "http://" + shopHost + path }
 	shots := t.TempDir() // screenshots of every step
-	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 800, 1, false)
@@ -172,10 +175,10 @@ func TestDashboardInChromium(t *testing.T) {
 	page.MustNavigate(e.srv.URL + "/").MustWaitLoad()
 	page.MustEval(`() => { window.__noReload = 42 }`)
 	label := `() => { const el = document.querySelector('tr[data-run-id="` + live + `"] .bar .label'); return el ? el.textContent.trim() : "" }`
-	until(t, page, "live run row", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && /^[1-9]/.test(el.textContent.trim()) }`, 30*time.Second)
+	until(t, page, "live run row", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && /^[1-9]/.test(el.textContent.trim()) }`)
 	first := text(t, page, label)
 	firstDone, _ := strconv.Atoi(strings.SplitN(first, "/", 2)[0])
-	until(t, page, "progress advances", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && parseInt(el.textContent) > `+strconv.Itoa(firstDone)+` }`, 20*time.Second)
+	until(t, page, "progress advances", `() => { const el = document.querySelector('tr[data-run-id="`+live+`"] .bar .label'); return !!el && parseInt(el.textContent) > `+strconv.Itoa(firstDone)+` }`)
 	second := text(t, page, label)
 	if res := page.MustEval(`() => window.__noReload`); res.Int() != 42 {
 		t.Fatal("the page reloaded; the list must update in place")
@@ -206,7 +209,7 @@ func TestDashboardInChromium(t *testing.T) {
 	// 2. The screenshot run's page shows its images (1000 px wide, the
 	// viewport) and, finished, does not poll.
 	page.MustNavigate(e.srv.URL + "/runs/" + shotsRun).MustWaitLoad()
-	until(t, page, "image artifacts rendered", `() => { const i = [...document.querySelectorAll('.thumb img')]; return i.length === 3 && i.every(x => x.complete && x.naturalWidth === 1000) }`, 10*time.Second)
+	until(t, page, "image artifacts rendered", `() => { const i = [...document.querySelectorAll('.thumb img')]; return i.length === 3 && i.every(x => x.complete && x.naturalWidth === 1000) }`)
 	if has := page.MustEval(`() => document.getElementById('run-live').hasAttribute('hx-trigger')`).Bool(); has {
 		t.Fatal("a terminal run's page still polls")
 	}
@@ -219,18 +222,18 @@ func TestDashboardInChromium(t *testing.T) {
 	wait := page.MustWaitNavigation()
 	page.MustElement("#new-run button[type=submit]").MustClick()
 	wait()
-	until(t, page, "schema error shown", `() => { const a = document.querySelector('#new-run .alert'); return !!a && a.textContent.includes('INVALID_PARAMETER') && a.textContent.includes('inputs.sleepMs') }`, 5*time.Second)
+	until(t, page, "schema error shown", `() => { const a = document.querySelector('#new-run .alert'); return !!a && a.textContent.includes('INVALID_PARAMETER') && a.textContent.includes('inputs.sleepMs') }`)
 	page.MustScreenshot(filepath.Join(shots, "new-run-error.png"))
 	page.MustEval(`() => { document.getElementById('inputs').value = '{"items": 2, "sleepMs": 10}' }`)
 	wait = page.MustWaitNavigation()
 	page.MustElement("#new-run button[type=submit]").MustClick()
 	wait()
-	until(t, page, "run page after start", `() => location.pathname.startsWith('/runs/run_')`, 5*time.Second)
+	until(t, page, "run page after start", `() => location.pathname.startsWith('/runs/run_')`)
 	started := strings.TrimPrefix(text(t, page, `() => location.pathname`), "/runs/")
 	if r := finish(started, engine.StatusSucceeded); r.TemplateID != "dev_echo" || r.Progress.DoneSteps != 2 {
 		t.Fatalf("run started from the form: %+v", r)
 	}
-	until(t, page, "form run shown as succeeded", `() => document.getElementById('run-live').dataset.status === 'succeeded'`, 5*time.Second)
+	until(t, page, "form run shown as succeeded", `() => document.getElementById('run-live').dataset.status === 'succeeded'`)
 
 	// A narrow window stays usable: nothing wider than the viewport but
 	// the table's own scroller.

@@ -92,7 +92,7 @@ func TestArtifactsNamedAndOrderedInChromium(t *testing.T) {
 	e := newLiveEnv(t, "")
 	site := fixture.New(t)
 	shots := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 900, 1, false)
@@ -126,7 +126,7 @@ func TestArtifactsNamedAndOrderedInChromium(t *testing.T) {
 	}
 
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
-	until(t, page, "four thumbnails loaded", `() => { const i = [...document.querySelectorAll('.thumb img')]; return i.length === 4 && i.every(x => x.complete && x.naturalWidth > 0) }`, 15*time.Second)
+	until(t, page, "four thumbnails loaded", `() => { const i = [...document.querySelectorAll('.thumb img')]; return i.length === 4 && i.every(x => x.complete && x.naturalWidth > 0) }`)
 	type card struct {
 		ID, Name, Title, Item, ItemHref string
 		Fits                            bool
@@ -159,7 +159,7 @@ func TestArtifactsNamedAndOrderedInChromium(t *testing.T) {
 	shot(t, page, shots, "artifacts.png")
 	// The card's item link leads to the item's row.
 	page.MustElement(`.thumb[data-artifact-id="` + wantIDs[2] + `"] .art-item`).MustClick()
-	until(t, page, "the item's row targeted", `() => location.hash === '#item-2'`, 5*time.Second)
+	until(t, page, "the item's row targeted", `() => location.hash === '#item-2'`)
 	t.Logf("screenshots in %s", shots)
 }
 
@@ -173,7 +173,7 @@ func TestCancelAsksAndFinishedRunsSayRanForInChromium(t *testing.T) {
 	fixture.NeedChromium(t)
 	e := newEnv(t, "", true)
 	shots := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	b := launchChromium(t)
 	page := b.MustPage("").Context(ctx)
@@ -197,7 +197,7 @@ func TestCancelAsksAndFinishedRunsSayRanForInChromium(t *testing.T) {
 	victim := e.submit(map[string]any{"items": 60, "sleepMs": 1000})
 	e.waitStatus(victim, engine.StatusRunning)
 	page.MustNavigate(e.srv.URL + "/runs/" + victim).MustWaitLoad()
-	until(t, page, "running status shown", `() => document.getElementById('run-live').dataset.status === 'running' && !!document.getElementById('cancel')`, 10*time.Second)
+	until(t, page, "running status shown", `() => document.getElementById('run-live').dataset.status === 'running' && !!document.getElementById('cancel')`)
 	if got := text(t, page, `() => document.getElementById('ran-for') ? 'shown' : ''`); got != "" {
 		t.Fatal("a running run says ran for")
 	}
@@ -207,13 +207,13 @@ func TestCancelAsksAndFinishedRunsSayRanForInChromium(t *testing.T) {
 	}
 	// A refresh of the live region comes and goes; the run still runs.
 	page.MustEval(`() => { window.__swaps = 0; document.body.addEventListener('htmx:afterSwap', () => window.__swaps++) }`)
-	until(t, page, "a refresh after the dismissed question", `() => window.__swaps >= 1`, 10*time.Second)
+	until(t, page, "a refresh after the dismissed question", `() => window.__swaps >= 1`)
 	if r, _ := e.eng.Get(ctx, victim); r.Status != engine.StatusRunning {
 		t.Fatalf("run is %s after Cancel was dismissed, want running", r.Status)
 	}
 	// Yes cancels.
 	clickAndAnswer(t, page, "#cancel", true)
-	until(t, page, "canceled status shown", `() => document.getElementById('run-live').dataset.status === 'canceled' && !document.getElementById('cancel') && !!document.getElementById('ran-for')`, 10*time.Second)
+	until(t, page, "canceled status shown", `() => document.getElementById('run-live').dataset.status === 'canceled' && !document.getElementById('cancel') && !!document.getElementById('ran-for')`)
 	r, err := e.eng.Get(ctx, victim)
 	if err != nil || r.Status != engine.StatusCanceled || r.Error == nil || r.Error.Code != engine.RunCanceled {
 		t.Fatalf("database after Cancel: %+v %v", r, err)
@@ -223,7 +223,7 @@ func TestCancelAsksAndFinishedRunsSayRanForInChromium(t *testing.T) {
 	}
 	// The error's message comes from the engine; the page spells it the
 	// contract's way, like every other word on it.
-	until(t, page, "the error shown", `() => !!document.querySelector('#run-live .alert.bad')`, 5*time.Second)
+	until(t, page, "the error shown", `() => !!document.querySelector('#run-live .alert.bad')`)
 	if body := text(t, page, `() => document.body.innerText + document.title`); strings.Contains(strings.ToLower(body), "cancelled") || !strings.Contains(body, "RUN_CANCELED") {
 		t.Fatalf("the page spells cancelled or lacks the error:\n%s", body)
 	}
@@ -276,7 +276,7 @@ func TestCancelAsksAndFinishedRunsSayRanForInChromium(t *testing.T) {
 func TestRunsListSummariesFiltersAndFaviconInChromium(t *testing.T) {
 	e := newLiveEnvWith(t, liveOptions{Stopped: true})
 	shots := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	br := launchChromium(t)
 	page := br.MustPage("").Context(ctx)
@@ -329,12 +329,12 @@ func TestRunsListSummariesFiltersAndFaviconInChromium(t *testing.T) {
 		t.Fatalf("the filters show %d buttons with JavaScript on, want none (they apply on change)", n)
 	}
 	page.MustEval(`() => { window.__noReload = 7; const s = document.getElementById('f-template'); s.value = 'login'; s.dispatchEvent(new Event('change', {bubbles: true})) }`)
-	until(t, page, "the list filtered in place", `() => { const rows = document.querySelectorAll('#runs tbody tr'); return rows.length === 1 && rows[0].querySelector('.run-what a').textContent === 'login' && location.search === '?template=login' }`, 10*time.Second)
+	until(t, page, "the list filtered in place", `() => { const rows = document.querySelectorAll('#runs tbody tr'); return rows.length === 1 && rows[0].querySelector('.run-what a').textContent === 'login' && location.search === '?template=login' }`)
 	if page.MustEval(`() => window.__noReload`).Int() != 7 {
 		t.Fatal("the page reloaded; a filter must apply in place")
 	}
 	page.MustEval(`() => { const s = document.getElementById('f-template'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})) }`)
-	until(t, page, "the filter cleared", `() => document.querySelectorAll('#runs tbody tr').length === 6`, 10*time.Second)
+	until(t, page, "the filter cleared", `() => document.querySelectorAll('#runs tbody tr').length === 6`)
 
 	// The favicon: linked, served, an image.
 	if got := text(t, page, `() => { const l = document.querySelector('link[rel=icon]'); return l ? l.getAttribute('href') + '|' + l.type : '' }`); got != "/favicon.ico|image/svg+xml" {
@@ -384,7 +384,7 @@ func TestInFlightAndFinalProgressInChromium(t *testing.T) {
 	e := newLiveEnv(t, "")
 	site := fixture.New(t)
 	shots := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 900, 1, false)
@@ -400,17 +400,17 @@ func TestInFlightAndFinalProgressInChromium(t *testing.T) {
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
 	inList := `(u => ` + jsString(strings.Join(urls, "\n")) + `.split('\n').includes(u))`
 	until(t, page, "the tabs' URLs in flight", `() => { const u = [...document.querySelectorAll('#in-flight .in-flight-url')].map(s => s.textContent);
-		return u.length >= 1 && u.every(`+inList+`) }`, 30*time.Second)
+		return u.length >= 1 && u.every(`+inList+`) }`)
 	var first []string
 	jsonOf(t, page, `() => [...document.querySelectorAll('#in-flight .in-flight-url')].map(s => s.textContent)`, &first)
 	shot(t, page, shots, "in-flight.png")
 	// The list follows the run: other pages come in flight.
 	until(t, page, "other pages in flight", `() => { const u = [...document.querySelectorAll('#in-flight .in-flight-url')].map(s => s.textContent);
-		return u.length >= 1 && u.every(`+inList+`) && u.some(x => !`+jsString(strings.Join(first, "\n"))+`.split('\n').includes(x)) }`, 30*time.Second)
+		return u.length >= 1 && u.every(`+inList+`) && u.some(x => !`+jsString(strings.Join(first, "\n"))+`.split('\n').includes(x)) }`)
 	if run := e.waitRun(id); run.Status != engine.StatusSucceeded {
 		t.Fatalf("batch %s: %+v", run.Status, run.Error)
 	}
-	until(t, page, "nothing in flight once done", `() => document.getElementById('run-live').dataset.status === 'succeeded' && !document.getElementById('in-flight')`, 10*time.Second)
+	until(t, page, "nothing in flight once done", `() => document.getElementById('run-live').dataset.status === 'succeeded' && !document.getElementById('in-flight')`)
 
 	// A quick run_steps run ends at 3/3.
 	steps := e.submitSteps(map[string]any{"startUrl": site.URL("/form"), "steps": []map[string]any{

@@ -99,7 +99,7 @@ func (e *env) submitAsking(inputs string) string {
 // moment more to be stored) and returns them.
 func (e *env) waitQuestions(id string, n int) []engine.Question {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := fixture.Context(e.t)
 	defer cancel()
 	for {
 		run, err := e.eng.WaitSettled(ctx, id, nil)

@@ -115,7 +115,7 @@ func (e *liveEnv) submit(templateID string, inputs map[string]any) string {
 // waitRun waits until the run is terminal and returns it.
 func (e *liveEnv) waitRun(id string) *engine.Run {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(e.t)
 	defer cancel()
 	r, err := e.eng.Wait(ctx, id, nil)
 	if err != nil {
@@ -154,7 +154,7 @@ const frameSrc = `() => { const i = document.querySelector('#live .live-tab[data
 func TestLiveViewInChromium(t *testing.T) {
 	e := newLiveEnv(t, "")
 	site := fixture.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1100, 860, 1, false)
@@ -164,22 +164,22 @@ func TestLiveViewInChromium(t *testing.T) {
 		"steps": []map[string]any{{"action": "wait_for", "selector": "#done", "timeoutMs": 60000}, {"action": "extract", "name": "tick", "selector": "#tick"}}})
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
 	page.MustEval(`() => { window.__swaps = 0; document.body.addEventListener('htmx:afterSwap', e => { if (e.target.id === 'run-live') window.__swaps++ }) }`)
-	until(t, page, "a live frame", `() => (`+frameSrc+`)() !== ""`, 30*time.Second)
+	until(t, page, "a live frame", `() => (`+frameSrc+`)() !== ""`)
 	// The tab's title arrives with its document; the panel is resent when
 	// it changes.
 	until(t, page, "the tab's URL and title", `() => { const tab = document.querySelector('#live .live-tab');
-		return !!tab && tab.querySelector('.live-url').textContent === `+jsString(ticker)+` && tab.querySelector('.live-title').textContent === 'Ticker' }`, 15*time.Second)
+		return !!tab && tab.querySelector('.live-url').textContent === `+jsString(ticker)+` && tab.querySelector('.live-title').textContent === 'Ticker' }`)
 	first := text(t, page, frameSrc)
-	until(t, page, "a different frame", `() => { const s = (`+frameSrc+`)(); return s !== '' && s !== `+jsString(first)+` }`, 15*time.Second)
+	until(t, page, "a different frame", `() => { const s = (`+frameSrc+`)(); return s !== '' && s !== `+jsString(first)+` }`)
 	second := text(t, page, frameSrc)
 	if first == second || len(first) < 100 || first[:23] != "data:image/jpeg;base64," {
 		t.Fatalf("frames: first %d bytes, second %d bytes, equal %v", len(first), len(second), first == second)
 	}
 	// The run page refreshes its live region every second; the stream
 	// must outlive the refreshes.
-	until(t, page, "two refreshes", `() => window.__swaps >= 2`, 15*time.Second)
+	until(t, page, "two refreshes", `() => window.__swaps >= 2`)
 	afterSwaps := text(t, page, frameSrc)
-	until(t, page, "a new frame after the refreshes", `() => { const s = (`+frameSrc+`)(); return s !== '' && s !== `+jsString(afterSwaps)+` }`, 15*time.Second)
+	until(t, page, "a new frame after the refreshes", `() => { const s = (`+frameSrc+`)(); return s !== '' && s !== `+jsString(afterSwaps)+` }`)
 	shot := filepath.Join(t.TempDir(), "live.png")
 	b, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
 	if err != nil {
@@ -197,7 +197,7 @@ func TestLiveViewInChromium(t *testing.T) {
 	if run.Status != engine.StatusCanceled {
 		t.Fatalf("run %s: %+v", run.Status, run.Error)
 	}
-	until(t, page, "the closed tab's still", `() => !!document.querySelector('#live .live-tab[data-closed="true"] .frame img.shot')`, 15*time.Second)
+	until(t, page, "the closed tab's still", `() => !!document.querySelector('#live .live-tab[data-closed="true"] .frame img.shot')`)
 }
 
 // TestTakeoverInChromium: a run_steps run stops at takeover on the human
@@ -209,7 +209,7 @@ func TestLiveViewInChromium(t *testing.T) {
 func TestTakeoverInChromium(t *testing.T) {
 	e := newLiveEnv(t, "")
 	site := fixture.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 1100, 1, false)
@@ -223,7 +223,7 @@ func TestTakeoverInChromium(t *testing.T) {
 			{"action": "extract", "name": "welcome", "selector": "#welcome"},
 		}})
 	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
-	until(t, page, "the takeover question", `() => !!document.querySelector('#run-ask .question[data-kind="takeover"] #takeover-done')`, 30*time.Second)
+	until(t, page, "the takeover question", `() => !!document.querySelector('#run-ask .question[data-kind="takeover"] #takeover-done')`)
 	run, err := e.eng.Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestTakeoverInChromium(t *testing.T) {
 	}
 	// The address bar a takeover shows sits above the frame: wait for it
 	// too, so the frame is where it stays before its position is read.
-	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && !!document.querySelector('#live .live-goto-url') && (`+frameSrc+`)() !== ''`, 30*time.Second)
+	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && !!document.querySelector('#live .live-goto-url') && (`+frameSrc+`)() !== ''`)
 
 	// Where the button is on the frame image, from the fixture's layout.
 	res, err := page.Eval(`() => { const r = document.querySelector('#live .live-tab .frame img.shot').getBoundingClientRect(); return [r.x, r.y, r.width, r.height] }`)
@@ -256,7 +256,7 @@ func TestTakeoverInChromium(t *testing.T) {
 	}
 	// The person sees the page verify them in the live view's frames;
 	// the test waits until its input reached the server.
-	until(t, page, "the input sent", `() => !document.querySelector('#live .live-tab[data-sending]')`, 15*time.Second)
+	until(t, page, "the input sent", `() => !document.querySelector('#live .live-tab[data-sending]')`)
 	if got := text(t, page, `() => { const e = document.querySelector('#live .live-error'); return e ? e.textContent : '' }`); got != "" {
 		t.Fatalf("input refused: %s", got)
 	}

@@ -1,11 +1,9 @@
 package web_test
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -26,7 +24,7 @@ func TestAddressBarInTakeover(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "bt.db")
 	site, other := fixture.New(t), fixture.New(t)
 	d := startProfileDaemon(t, dbPath)
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 1100, 1, false)
@@ -35,19 +33,19 @@ func TestAddressBarInTakeover(t *testing.T) {
 	page.MustElement("#profile-name").MustInput("bar")
 	page.MustElement("#profile-url").MustInput(site.URL("/login"))
 	clickOn(t, page, "#profile-create")
-	until(t, page, "the address bar of the takeover", `() => !!document.querySelector('#live .live-tab[data-closed="false"] .live-goto-url')`, 90*time.Second)
+	until(t, page, "the address bar of the takeover", `() => !!document.querySelector('#live .live-tab[data-closed="false"] .live-goto-url')`)
 	runID := strings.TrimPrefix(strings.SplitN(page.MustInfo().URL, "#", 2)[0], d.srv.URL+"/runs/")
 
 	target := other.URL("/login")
 	goTo(page, target)
-	until(t, page, "the second site in the live view", `() => { const u = document.querySelector('#live .live-tab .live-url'); return !!u && u.textContent === `+jsString(target)+` }`, 30*time.Second)
+	until(t, page, "the second site in the live view", `() => { const u = document.querySelector('#live .live-tab .live-url'); return !!u && u.textContent === `+jsString(target)+` }`)
 	tabs := d.bm.LiveTabs(ctx, runID)
 	if len(tabs) != 1 || tabs[0].URL != target {
 		t.Fatalf("run tabs %+v, want one at %s", tabs, target)
 	}
 
 	goTo(page, "file:///etc/passwd")
-	until(t, page, "the refusal beside the bar", `() => !!document.querySelector('#live .live-goto-refused')`, 30*time.Second)
+	until(t, page, "the refusal beside the bar", `() => !!document.querySelector('#live .live-goto-refused')`)
 	msg := text(t, page, `() => document.querySelector('#live .live-goto-refused').textContent`)
 	if !strings.Contains(msg, "file: URLs are disabled") || !strings.Contains(msg, "--allow-file-urls") {
 		t.Fatalf("refusal %q, want the file: URL policy's reason", msg)
@@ -56,7 +54,7 @@ func TestAddressBarInTakeover(t *testing.T) {
 		t.Fatalf("after the refusal, run tabs %+v, want one still at %s", tabs, target)
 	}
 
-	until(t, page, "a frame of the takeover", `() => (`+frameSrc+`)() !== ''`, 30*time.Second)
+	until(t, page, "a frame of the takeover", `() => (`+frameSrc+`)() !== ''`)
 	if f := d.bm.LiveFrame(runID, tabs[0].ID); f == nil {
 		t.Fatal("no last frame during the takeover: the check after Done would prove nothing")
 	}
@@ -75,7 +73,7 @@ func TestAddressBarInTakeover(t *testing.T) {
 	if err := d.bm.GoTo(ctx, runID, tabs[0].ID, third); err != nil {
 		t.Fatalf("go to %s: %v", third, err)
 	}
-	until(t, page, "the third address in the live view", `() => document.querySelector('#live .live-tab .live-url').textContent === `+jsString(third), 30*time.Second)
+	until(t, page, "the third address in the live view", `() => document.querySelector('#live .live-tab .live-url').textContent === `+jsString(third))
 	bar := text(t, page, `() => {
 		const i = document.querySelector('#live .live-goto-url'), r = document.querySelector('#live .live-goto-refused');
 		return [i.value, String(document.activeElement === i), r ? 'refusal kept' : 'refusal gone'].join('|');
@@ -87,14 +85,14 @@ func TestAddressBarInTakeover(t *testing.T) {
 	if err := d.bm.GoTo(ctx, runID, tabs[0].ID, target); err != nil {
 		t.Fatalf("go to %s: %v", target, err)
 	}
-	until(t, page, "the bar showing the tab's address again", `() => document.querySelector('#live .live-goto-url').value === `+jsString(target), 30*time.Second)
+	until(t, page, "the bar showing the tab's address again", `() => document.querySelector('#live .live-goto-url').value === `+jsString(target))
 
 	clickOn(t, page, "#takeover-done")
 	run, err := d.eng.Wait(ctx, runID, nil)
 	if err != nil || run.Status != engine.StatusSucceeded {
 		t.Fatalf("sign-in run: %v %+v", err, run)
 	}
-	until(t, page, "the live view without frames", `() => !document.querySelector('#live img.shot') && !!document.querySelector('#live .live-note')`, 30*time.Second)
+	until(t, page, "the live view without frames", `() => !document.querySelector('#live img.shot') && !!document.querySelector('#live .live-note')`)
 	page.MustNavigate(d.srv.URL + "/runs/" + runID).MustWaitLoad()
 	note := text(t, page, `() => { const n = document.querySelector('#live .live-note'); return n ? n.textContent : '' }`)
 	if shots := text(t, page, `() => String(document.querySelectorAll('img.shot').length)`); shots != "0" || !strings.Contains(note, "not kept") {

@@ -18,6 +18,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/web"
 )
 
@@ -26,7 +27,7 @@ import (
 // and the first 4 KiB of the body.
 func (e *liveEnv) request(method, path, token, contentType, body string, headers map[string]string) (int, string, string) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := fixture.Context(e.t)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, e.srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -67,7 +68,7 @@ func TestLiveRoutesRefuseOtherOrigins(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := sub.Run.RunID
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := fixture.Context(t)
 			defer cancel()
 			if _, err := e.eng.WaitSettled(ctx, id, nil); err != nil {
 				t.Fatal(err)
@@ -164,7 +165,7 @@ func TestLiveViewOfAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := sub.Run.RunID
-	wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	wctx, wcancel := fixture.Context(t)
 	defer wcancel()
 	if _, err := viewer.WaitSettled(wctx, id, nil); err != nil {
 		t.Fatal(err)

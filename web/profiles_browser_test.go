@@ -86,7 +86,7 @@ func startProfileDaemon(t *testing.T, dbPath string) *profileDaemon {
 func (d *profileDaemon) extractMembers(t *testing.T, site *fixture.Server, profile string) (int, any) {
 	t.Helper()
 	in, _ := json.Marshal(map[string]any{"urls": []string{site.URL("/members")}, "fields": map[string]string{"secret": "#secret"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	res, err := d.eng.Submit(ctx, engine.SubmitRequest{TemplateID: "batch_extract_pages", Profile: profile, Inputs: in, Mode: engine.ModeAsync})
 	if err != nil {
@@ -121,7 +121,7 @@ func pasteInto(t *testing.T, p *rod.Page, s string) {
 		document.activeElement.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true})) }`, s); err != nil {
 		t.Fatal(err)
 	}
-	until(t, p, "the paste sent", `() => !document.querySelector('#live .live-tab[data-sending]')`, 15*time.Second)
+	until(t, p, "the paste sent", `() => !document.querySelector('#live .live-tab[data-sending]')`)
 }
 
 // pressKey sends one key to the focused live frame.
@@ -130,7 +130,7 @@ func pressKey(t *testing.T, p *rod.Page, k input.Key) {
 	if err := p.Keyboard.Type(k); err != nil {
 		t.Fatal(err)
 	}
-	until(t, p, "the key sent", `() => !document.querySelector('#live .live-tab[data-sending]')`, 15*time.Second)
+	until(t, p, "the key sent", `() => !document.querySelector('#live .live-tab[data-sending]')`)
 }
 
 // TestProfileSignInThroughDashboard (issue 31, acceptance 1): a person
@@ -145,7 +145,7 @@ func TestProfileSignInThroughDashboard(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "bt.db")
 	site := fixture.New(t)
 	d := startProfileDaemon(t, dbPath)
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page := launchChromium(t).MustPage("").Context(ctx)
 	page.MustSetViewport(1280, 1100, 1, false)
@@ -155,8 +155,8 @@ func TestProfileSignInThroughDashboard(t *testing.T) {
 	page.MustElement("#profile-note").MustInput("the fixture site")
 	page.MustElement("#profile-url").MustInput(site.URL("/login"))
 	clickOn(t, page, "#profile-create")
-	until(t, page, "the sign-in run's takeover", `() => !!document.querySelector('#run-ask .question[data-kind="takeover"] #takeover-done')`, 60*time.Second)
-	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && (`+frameSrc+`)() !== ''`, 90*time.Second)
+	until(t, page, "the sign-in run's takeover", `() => !!document.querySelector('#run-ask .question[data-kind="takeover"] #takeover-done')`)
+	until(t, page, "the live frame in control mode", `() => document.querySelector('#live .live-tabs').dataset.control === 'true' && (`+frameSrc+`)() !== ''`)
 	if got := text(t, page, `() => { const e = document.querySelector('#run-profile'); return e ? e.textContent : '' }`); got != "work" {
 		t.Fatalf("run page profile %q, want work", got)
 	}
@@ -174,13 +174,13 @@ func TestProfileSignInThroughDashboard(t *testing.T) {
 	if err := page.Mouse.Click(proto.InputMouseButtonLeft, 1); err != nil {
 		t.Fatal(err)
 	}
-	until(t, page, "the click sent", `() => !document.querySelector('#live .live-tab[data-sending]')`, 15*time.Second)
+	until(t, page, "the click sent", `() => !document.querySelector('#live .live-tab[data-sending]')`)
 	pressKey(t, page, input.Tab)
 	pasteInto(t, page, fixture.LoginUser)
 	pressKey(t, page, input.Tab)
 	pasteInto(t, page, fixture.LoginPassword)
 	pressKey(t, page, input.Enter)
-	until(t, page, "the members page in the live view", `() => { const u = document.querySelector('#live .live-tab .live-url'); return !!u && u.textContent.endsWith('/members') }`, 30*time.Second)
+	until(t, page, "the members page in the live view", `() => { const u = document.querySelector('#live .live-tab .live-url'); return !!u && u.textContent.endsWith('/members') }`)
 	clickOn(t, page, "#takeover-done")
 	run, err := d.eng.Wait(ctx, runID, nil)
 	if err != nil {

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -43,7 +42,7 @@ func TestProfileImports(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "bt.db")
 	site := fixture.New(t)
 	d := startProfileDaemon(t, dbPath)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	sid := fixtureSID(t, site)
 	exp := time.Now().Add(time.Hour).Unix()

@@ -15,9 +15,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // shots are the two pictures a run leaves of a field it typed into: the
@@ -160,7 +160,7 @@ pwform.addEventListener('submit', ev => {
 // run's page shows.
 func (e *liveEnv) otpLastFrame(site string, code string) image.Image {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(e.t)
 	defer cancel()
 	sess, err := e.eng.CreateSession(ctx, engine.CreateSessionRequest{})
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/text/encoding/htmlindex"
 
@@ -147,7 +146,7 @@ func (e *liveEnv) get(path string) string {
 // prefix event and whose data contains want, and returns that data.
 func (e *liveEnv) streamUntil(id, event, want string) string {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(e.t)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+"/runs/"+id+"/live/stream", nil)
 	res, err := http.DefaultClient.Do(req)
