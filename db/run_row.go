@@ -21,9 +21,17 @@ func artifactIDs(runIDs []string) (string, any, error) {
 	return artifactIDsSQL, string(list), err
 }
 
+// runSQL is the statements every run-writing shared helper takes.
+var runSQL = sqlcommon.RunStatements{
+	Events:      eventSQL(),
+	RunExists:   runExistsSQL,
+	Get:         `SELECT ` + sqlcommon.RunColumns + ` FROM runs WHERE id = ?`,
+	ArtifactIDs: artifactIDs,
+}
+
 // getRun loads one run with its artifact ids; ErrNotFound when missing.
 func getRun(ctx context.Context, q queryer, runID string) (*engine.Run, error) {
-	return sqlcommon.GetRun(ctx, q, `SELECT `+sqlcommon.RunColumns+` FROM runs WHERE id = ?`, runID, artifactIDs)
+	return sqlcommon.GetRun(ctx, q, runSQL.Get, runID, artifactIDs)
 }
 
 // queryRuns runs a SELECT of sqlcommon.RunColumns and fills the artifact
