@@ -55,9 +55,3 @@ func (d *DB) ReadArtifact(ctx context.Context, p engine.ReadArtifactParams) ([]b
 	}
 	return out, nil
 }
-
-// insertArtifact inserts the artifact row and its chunk rows in the
-// caller's transaction (sqlcommon.InsertArtifact).
-func insertArtifact(ctx context.Context, tx sqlTx, a engine.Artifact, data []byte) error {
-	return sqlcommon.InsertArtifact(ctx, tx, artifactWrites, a, data)
-}

@@ -56,12 +56,6 @@ func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (run *engi
 	return run, changed, nil
 }
 
-// casError explains a compare-and-set write that matched no row: the run is
-// missing (ErrNotFound) or in another state (ErrConflict).
-func casError(ctx context.Context, tx sqlTx, runID string, err error) error {
-	return sqlcommon.CASError(ctx, tx, runExistsSQL, runID, err)
-}
-
 // KeepCanceled adds what a canceled run kept to its error (message note and
 // details) and appends a "kept" event with the details, if the run is
 // still canceled and its owner and attempt are p.Holder's. Errors:

@@ -31,14 +31,3 @@ var runSQL = sqlcommon.RunStatements{
 func getRun(ctx context.Context, q queryer, runID string) (*engine.Run, error) {
 	return sqlcommon.GetRun(ctx, q, runSQL.Get, runID, artifactIDs)
 }
-
-// queryRuns runs a SELECT of sqlcommon.RunColumns and fills the artifact
-// ids.
-func queryRuns(ctx context.Context, q queryer, query string, args ...any) ([]*engine.Run, error) {
-	return sqlcommon.QueryRuns(ctx, q, artifactIDs, query, args...)
-}
-
-// fillArtifactIDs sets each run's ArtifactIDs with one query for the page.
-func fillArtifactIDs(ctx context.Context, q queryer, runs []*engine.Run) error {
-	return sqlcommon.FillArtifactIDs(ctx, q, runs, artifactIDs)
-}

@@ -62,23 +62,17 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // ListRuns returns one page of runs newest first (createdAt, then runId,
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
-func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
+func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) (runs []*engine.Run, total int, err error) {
 	var limit any // NULL: no limit
 	if f.Limit > 0 {
 		limit = f.Limit
 	}
 	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID, f.Profile}
-	var (
-		runs  []*engine.Run
-		total int
-	)
-	err := d.readTx(ctx, func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, listRunsCountSQL, args...).Scan(&total); err != nil {
-			return fmt.Errorf("db: count runs: %w", err)
-		}
-		var err error
-		runs, err = queryRuns(ctx, tx, listRunsPageSQL,
-			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, max(f.Offset, 0))...)
+	count := sqlcommon.Query{SQL: listRunsCountSQL, Args: args}
+	page := sqlcommon.Query{SQL: listRunsPageSQL,
+		Args: append(append([]any(nil), args...), f.BeforeRunID, f.BeforeCreatedAt, limit, max(f.Offset, 0))}
+	err = d.readTx(ctx, func(tx *txn) error {
+		runs, total, err = sqlcommon.ListRuns(ctx, tx, artifactIDs, count, page)
 		return err
 	})
 	if err != nil {
