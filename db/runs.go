@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
@@ -31,22 +30,13 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 
 // runCreation is this store's part in sqlcommon.CreateRun.
 func runCreation() sqlcommon.RunCreation {
-	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: insertRun, Get: getRun, Events: eventSQL()}
+	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: sqlcommon.InsertRunWith(insertRunSQL, mapConstraint), Get: getRun, Events: eventSQL()}
 }
 
-// insertRun writes every column of a new queued run.
-func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
-	args, err := sqlcommon.InsertRunArgs(r, idem)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqlcommon.InsertRunColumns+`)
-		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`, args...)
-	if err != nil {
-		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
-	}
-	return nil
-}
+// insertRunSQL writes every column of a new queued run
+// (sqlcommon.InsertRunArgs).
+const insertRunSQL = `INSERT INTO runs (` + sqlcommon.InsertRunColumns + `)
+		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`
 
 // GetRun returns the run, expired or not (the engine checks expiry).
 // Errors: ErrNotFound.

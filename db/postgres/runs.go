@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
@@ -30,22 +29,13 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 
 // runCreation is this store's part in sqlcommon.CreateRun.
 func runCreation() sqlcommon.RunCreation {
-	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: insertRun, Get: getRun, Events: eventSQL()}
+	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: sqlcommon.InsertRunWith(insertRunSQL, mapConstraint), Get: getRun, Events: eventSQL()}
 }
 
-// insertRun writes every column of a new queued run.
-func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
-	args, err := sqlcommon.InsertRunArgs(r, idem)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqlcommon.InsertRunColumns+`)
-		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`, args...)
-	if err != nil {
-		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
-	}
-	return nil
-}
+// insertRunSQL writes every column of a new queued run
+// (sqlcommon.InsertRunArgs).
+const insertRunSQL = `INSERT INTO runs (` + sqlcommon.InsertRunColumns + `)
+		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`
 
 // GetRun returns the run, expired or not (the engine checks expiry).
 // Errors: ErrNotFound.
