@@ -13,45 +13,38 @@ import (
 // rows per transaction, so the janitor never holds the write lock long).
 const defaultPurgeBatch = 500
 
-// purgeStep is one batched statement of Purge. Each SQL statement touches at
-// most :batch rows and is repeated, one transaction each, until it touches
-// fewer.
-type purgeStep struct {
-	name string
-	sql  string
-}
-
 // expiredRunsSQL selects terminal runs past their expiry; a non-terminal run
 // is never purged, whatever its expires_at.
-// With :archived = 1 only runs that have their history row go: a run whose
+// With ?2 true only runs that have their history row go: a run whose
 // final write lands between ArchiveRuns and Purge (its expiry already
 // passed, with a tiny runTtlMs) waits for the next round instead of going
 // unrecorded.
-const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= :now
-	AND (:archived = 0 OR id IN (SELECT id FROM run_history))`
+const expiredRunsSQL = `SELECT id FROM runs WHERE status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= ?1
+	AND (?2 = 0 OR id IN (SELECT id FROM run_history))`
 
 // purgeSteps run in order. Artifacts become tombstones before their chunks
 // go, so a reader never sees a half-deleted artifact as live. A run's
 // children go before the run itself; artifacts are not among them (they keep
 // their own TTL).
-func purgeSteps() []purgeStep {
-	return []purgeStep{
-		{"tombstone artifacts", `UPDATE artifacts SET tombstone = 1 WHERE id IN (
-		SELECT id FROM artifacts WHERE tombstone = 0 AND expires_at <= :now LIMIT :batch)`},
-		{"artifact chunks", `DELETE FROM artifact_chunks WHERE rowid IN (
+func purgeSteps() []sqlcommon.PurgeStep {
+	runs := []string{"now", "archived", "batch"}
+	return []sqlcommon.PurgeStep{
+		{Name: "tombstone artifacts", SQL: `UPDATE artifacts SET tombstone = 1 WHERE id IN (
+		SELECT id FROM artifacts WHERE tombstone = 0 AND expires_at <= ?1 LIMIT ?2)`, Params: []string{"now", "batch"}},
+		{Name: "artifact chunks", SQL: `DELETE FROM artifact_chunks WHERE rowid IN (
 		SELECT c.rowid FROM artifacts a JOIN artifact_chunks c ON c.artifact_id = a.id
-		WHERE a.tombstone = 1 LIMIT :batch)`},
-		{"old tombstones", `DELETE FROM artifacts WHERE id IN (
-		SELECT id FROM artifacts WHERE tombstone = 1 AND expires_at < :tomb LIMIT :batch)`},
-		{"run events", `DELETE FROM run_events WHERE rowid IN (
-		SELECT e.rowid FROM run_events e WHERE e.run_id IN (` + expiredRunsSQL + `) LIMIT :batch)`},
-		{"run items", `DELETE FROM run_items WHERE rowid IN (
-		SELECT i.rowid FROM run_items i WHERE i.run_id IN (` + expiredRunsSQL + `) LIMIT :batch)`},
-		{"idempotency keys", `DELETE FROM idempotency_keys WHERE rowid IN (
-		SELECT k.rowid FROM idempotency_keys k WHERE k.run_id IN (` + expiredRunsSQL + `) LIMIT :batch)`},
-		{"runs", `DELETE FROM runs WHERE id IN (` + expiredRunsSQL + ` LIMIT :batch)`},
-		{"history", `DELETE FROM run_history WHERE id IN (
-		SELECT id FROM run_history WHERE expires_at < :hist LIMIT :batch)`},
+		WHERE a.tombstone = 1 LIMIT ?1)`, Params: []string{"batch"}},
+		{Name: "old tombstones", SQL: `DELETE FROM artifacts WHERE id IN (
+		SELECT id FROM artifacts WHERE tombstone = 1 AND expires_at < ?1 LIMIT ?2)`, Params: []string{"tomb", "batch"}},
+		{Name: "run events", SQL: `DELETE FROM run_events WHERE rowid IN (
+		SELECT e.rowid FROM run_events e WHERE e.run_id IN (` + expiredRunsSQL + `) LIMIT ?3)`, Params: runs},
+		{Name: "run items", SQL: `DELETE FROM run_items WHERE rowid IN (
+		SELECT i.rowid FROM run_items i WHERE i.run_id IN (` + expiredRunsSQL + `) LIMIT ?3)`, Params: runs},
+		{Name: "idempotency keys", SQL: `DELETE FROM idempotency_keys WHERE rowid IN (
+		SELECT k.rowid FROM idempotency_keys k WHERE k.run_id IN (` + expiredRunsSQL + `) LIMIT ?3)`, Params: runs},
+		{Name: "runs", SQL: `DELETE FROM runs WHERE id IN (` + expiredRunsSQL + ` LIMIT ?3)`, Params: runs},
+		{Name: "history", SQL: `DELETE FROM run_history WHERE id IN (
+		SELECT id FROM run_history WHERE expires_at < ?1 LIMIT ?2)`, Params: []string{"hist", "batch"}},
 	}
 }
 
@@ -63,37 +56,16 @@ func purgeSteps() []purgeStep {
 // number of rows deleted or turned into tombstones, and stops early (with
 // ctx's error) when ctx ends.
 func (d *DB) Purge(ctx context.Context, p engine.PurgeParams) (int, error) {
-	now, tombstoneBefore, batch := p.Now, p.TombstoneBefore, p.Batch
+	batch := p.Batch
 	if batch <= 0 {
 		batch = defaultPurgeBatch
 	}
-	total := 0
-	for _, step := range purgeSteps() {
-		for {
-			if err := ctx.Err(); err != nil {
-				return total, err
-			}
-			var n int64
-			err := d.write(ctx, func(tx *sql.Tx) error {
-				res, err := tx.ExecContext(ctx, step.sql, sql.Named("now", now),
-					sql.Named("tomb", tombstoneBefore), sql.Named("batch", batch), sql.Named("hist", p.HistoryBefore),
-					sql.Named("archived", sqlcommon.BoolInt(p.ArchivedOnly)))
-				if err != nil {
-					return err
-				}
-				n, err = res.RowsAffected()
-				return err
-			})
-			if err != nil {
-				return total, fmt.Errorf("db: purge %s: %w", step.name, err)
-			}
-			total += int(n)
-			if n < int64(batch) {
-				break
-			}
-		}
-	}
-	return total, nil
+	return sqlcommon.Purge(ctx, d.writeAny, purgeSteps(), p, batch)
+}
+
+// writeAny is write for sqlcommon's helpers.
+func (d *DB) writeAny(ctx context.Context, fn func(tx sqlcommon.Tx) error) error {
+	return d.writeTx(ctx, func(tx *txn) error { return fn(tx) })
 }
 
 // Compact returns the pages freed by Purge to the file system

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/browsertask/browsertask/db/sqlcommon"
 )
 
 //go:embed migrations/*.sql
@@ -21,34 +19,16 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations returns the embedded migrations in version order.
+// loadMigrations returns the embedded migrations in version order
+// (sqlcommon.LoadMigrations).
 func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+	read, err := sqlcommon.LoadMigrations(migrationFS, "migrations", "db")
 	if err != nil {
-		return nil, fmt.Errorf("db: read migrations: %w", err)
+		return nil, err
 	}
-	var ms []migration
-	for _, e := range entries {
-		name := e.Name()
-		prefix, _, ok := strings.Cut(name, "_")
-		if !ok || !strings.HasSuffix(name, ".sql") {
-			return nil, fmt.Errorf("db: migration %q: want NNNN_name.sql", name)
-		}
-		v, err := strconv.Atoi(prefix)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("db: migration %q: bad version", name)
-		}
-		body, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, fmt.Errorf("db: read migration %q: %w", name, err)
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("db: duplicate migration version %d", ms[i].version)
-		}
+	ms := make([]migration, len(read))
+	for i, m := range read {
+		ms[i] = migration{version: m.Version, name: m.Name, sql: m.SQL}
 	}
 	return ms, nil
 }

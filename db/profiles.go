@@ -13,6 +13,24 @@ import (
 
 var _ engine.ProfileStore = (*DB)(nil)
 
+// profileSQL is the SQLite store's statements for browser profiles.
+var profileSQL = sqlcommon.ProfileStatements{
+	Get:    `SELECT ` + sqlcommon.ProfileColumns + ` FROM profiles WHERE name = ?`,
+	List:   `SELECT ` + sqlcommon.ProfileColumns + ` FROM profiles ORDER BY name`,
+	Delete: `DELETE FROM profiles WHERE name = ?1 AND ` + leaseFreeAt2,
+	Exists: `SELECT 1 FROM profiles WHERE name = ?`,
+	Renew:  `UPDATE profiles SET lease_expires_at = ? WHERE name = ? AND holder_id = ?`,
+	Release: `UPDATE profiles SET last_used_at = MAX(last_used_at, ?1), sites = ?2, size_bytes = ?3,
+		holder_id = CASE WHEN holder_id = ?4 THEN '' ELSE holder_id END,
+		lease_expires_at = CASE WHEN holder_id = ?4 THEN 0 ELSE lease_expires_at END
+		WHERE name = ?5`,
+	DeadOwners: func(ids []string) any { return ownerList(ids) },
+}
+
+// leaseFreeAt2 is leaseFree with numbered arguments: now ?2, dead owners
+// ?3.
+const leaseFreeAt2 = `(holder_id = '' OR lease_expires_at <= ?2 OR holder_id IN (SELECT value FROM json_each(?3)))`
+
 // CreateProfile inserts a profile. Errors: ErrConflict for a name in use.
 func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
@@ -34,32 +52,12 @@ func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 
 // GetProfile returns one profile. Errors: ErrNotFound.
 func (d *DB) GetProfile(ctx context.Context, name string) (*engine.BrowserProfile, error) {
-	p, err := sqlcommon.ScanProfile(d.r.QueryRowContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles WHERE name = ?`, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, engine.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("db: get profile: %w", err)
-	}
-	return p, nil
+	return sqlcommon.GetProfile(ctx, d.r, profileSQL, name)
 }
 
 // ListProfiles returns every profile by name.
 func (d *DB) ListProfiles(ctx context.Context) ([]engine.BrowserProfile, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("db: list profiles: %w", err)
-	}
-	defer rows.Close()
-	out := []engine.BrowserProfile{}
-	for rows.Next() {
-		p, err := sqlcommon.ScanProfile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list profiles: %w", err)
-		}
-		out = append(out, *p)
-	}
-	return out, rows.Err()
+	return sqlcommon.ListProfiles(ctx, d.r, profileSQL)
 }
 
 // leaseFree is the SQL condition under which a profile's lease may be
@@ -70,25 +68,7 @@ const leaseFree = `(holder_id = '' OR lease_expires_at <= ? OR holder_id IN (SEL
 // DeleteProfile removes the profile unless a live lease is on it.
 // Errors: ErrNotFound, ErrConflict.
 func (d *DB) DeleteProfile(ctx context.Context, name string, now int64, deadOwners []string) error {
-	dead := ownerList(deadOwners)
-	return d.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM profiles WHERE name = ? AND `+leaseFree, name, now, dead)
-		if err != nil {
-			return fmt.Errorf("db: delete profile: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			return nil
-		}
-		var one int
-		err = tx.QueryRowContext(ctx, `SELECT 1 FROM profiles WHERE name = ?`, name).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return engine.ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("db: delete profile: %w", err)
-		}
-		return engine.ErrConflict
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.DeleteProfile(ctx, tx, profileSQL, name, now, deadOwners) })
 }
 
 // AcquireProfileLease grants the lease when it is free or already the
@@ -116,47 +96,17 @@ func (d *DB) AcquireProfileLease(ctx context.Context, c engine.ProfileLeaseClaim
 // RenewProfileLease extends ownerID's lease. Errors: ErrConflict when
 // ownerID does not hold it.
 func (d *DB) RenewProfileLease(ctx context.Context, name, ownerID string, until int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE profiles SET lease_expires_at = ? WHERE name = ? AND holder_id = ?`, until, name, ownerID)
-		if err != nil {
-			return fmt.Errorf("db: renew profile lease: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return engine.ErrConflict
-		}
-		return nil
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.RenewProfileLease(ctx, tx, profileSQL, name, ownerID, until) })
 }
 
 // ReleaseProfileLease ends ownerID's lease and records the usage. A lease
 // another process took meanwhile stays; the usage is recorded anyway.
 func (d *DB) ReleaseProfileLease(ctx context.Context, name, ownerID string, u engine.ProfileUsage) error {
-	sites, err := json.Marshal(nonNil(u.Sites))
-	if err != nil {
-		return fmt.Errorf("db: release profile lease: %w", err)
-	}
-	return d.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE profiles SET last_used_at = MAX(last_used_at, ?), sites = ?, size_bytes = ?,
-			holder_id = CASE WHEN holder_id = ? THEN '' ELSE holder_id END,
-			lease_expires_at = CASE WHEN holder_id = ? THEN 0 ELSE lease_expires_at END
-			WHERE name = ?`, u.LastUsedAt, string(sites), u.SizeBytes, ownerID, ownerID, name)
-		if err != nil {
-			return fmt.Errorf("db: release profile lease: %w", err)
-		}
-		return nil
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.ReleaseProfileLease(ctx, tx, profileSQL, name, ownerID, u) })
 }
 
 // ownerList encodes owner ids as a JSON array for json_each.
 func ownerList(ids []string) string {
-	b, _ := json.Marshal(nonNil(ids))
+	b, _ := json.Marshal(sqlcommon.NonNil(ids))
 	return string(b)
-}
-
-// nonNil returns ids, or an empty slice for nil.
-func nonNil(ids []string) []string {
-	if ids == nil {
-		return []string{}
-	}
-	return ids
 }

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
@@ -31,22 +30,13 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 
 // runCreation is this store's part in sqlcommon.CreateRun.
 func runCreation() sqlcommon.RunCreation {
-	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: insertRun, Get: getRun, Events: eventSQL()}
+	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: sqlcommon.InsertRunWith(insertRunSQL, mapConstraint), Get: getRun, Events: eventSQL()}
 }
 
-// insertRun writes every column of a new queued run.
-func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
-	args, err := sqlcommon.InsertRunArgs(r, idem)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqlcommon.InsertRunColumns+`)
-		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`, args...)
-	if err != nil {
-		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
-	}
-	return nil
-}
+// insertRunSQL writes every column of a new queued run
+// (sqlcommon.InsertRunArgs).
+const insertRunSQL = `INSERT INTO runs (` + sqlcommon.InsertRunColumns + `)
+		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`
 
 // GetRun returns the run, expired or not (the engine checks expiry).
 // Errors: ErrNotFound.
@@ -63,18 +53,10 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // ListRuns returns one page of runs newest first (createdAt, then runId,
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
-func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
-	countSQL, countArgs, pageSQL, pageArgs := listRunsSQL(f)
-	var (
-		runs  []*engine.Run
-		total int
-	)
-	err := d.readTx(ctx, func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
-			return fmt.Errorf("db: count runs: %w", err)
-		}
-		var err error
-		runs, err = queryRuns(ctx, tx, pageSQL, pageArgs...)
+func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) (runs []*engine.Run, total int, err error) {
+	count, page := listRunsSQL(f)
+	err = d.readTx(ctx, func(tx *txn) error {
+		runs, total, err = sqlcommon.ListRuns(ctx, tx, artifactIDs, count, page)
 		return err
 	})
 	if err != nil {
@@ -88,7 +70,7 @@ func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, i
 // sets are in the text (SQLite plans each text once and caches it), so
 // each filter can use its index (runs_template_created,
 // runs_session_created, runs_profile_created).
-func listRunsSQL(f engine.RunFilter) (countSQL string, countArgs []any, pageSQL string, pageArgs []any) {
+func listRunsSQL(f engine.RunFilter) (count, page sqlcommon.Query) {
 	where := []string{`NOT (status IN ` + sqlcommon.TerminalSQL + ` AND expires_at <= ?)`}
 	args := []any{f.Now}
 	if f.Status != "" {
@@ -118,7 +100,7 @@ func listRunsSQL(f engine.RunFilter) (countSQL string, countArgs []any, pageSQL 
 		pageCond += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
 		pageArgs = append(pageArgs, f.BeforeCreatedAt, f.BeforeCreatedAt, f.BeforeRunID)
 	}
-	return `SELECT COUNT(*) FROM runs WHERE ` + cond, args,
-		`SELECT ` + sqlcommon.RunColumns + ` FROM runs WHERE ` + pageCond +
-			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(pageArgs, limit, offset)
+	return sqlcommon.Query{SQL: `SELECT COUNT(*) FROM runs WHERE ` + cond, Args: args},
+		sqlcommon.Query{SQL: `SELECT ` + sqlcommon.RunColumns + ` FROM runs WHERE ` + pageCond +
+			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, Args: append(pageArgs, limit, offset)}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
@@ -19,12 +20,9 @@ func TestListRunsByProfileUsesIndex(t *testing.T) {
 		{Now: 1, Profile: "work", Limit: 20},
 		{Now: 1, Profile: "work", Limit: 20, BeforeRunID: "run_9", BeforeCreatedAt: 9},
 	} {
-		countSQL, countArgs, pageSQL, pageArgs := listRunsSQL(f)
-		for name, q := range map[string]struct {
-			sql  string
-			args []any
-		}{"count": {countSQL, countArgs}, "page": {pageSQL, pageArgs}} {
-			plan := explainQueryPlan(ctx, t, d, q.sql, q.args)
+		count, page := listRunsSQL(f)
+		for name, q := range map[string]sqlcommon.Query{"count": count, "page": page} {
+			plan := explainQueryPlan(ctx, t, d, q.SQL, q.Args)
 			if !strings.Contains(plan, "INDEX runs_profile_created (profile=?") {
 				t.Errorf("%s of %+v: plan %q does not search runs_profile_created by profile", name, f, plan)
 			}

@@ -3,41 +3,45 @@ package db
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
+// sessionSQL is the SQLite store's statements for the sessions table.
+var sessionSQL = sqlcommon.SessionStatements{
+	Get: `SELECT ` + sqlcommon.SessionColumns + `
+		FROM sessions WHERE id = ? AND closed_at IS NULL`,
+	Put: `INSERT INTO sessions (` + sqlcommon.SessionColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?) ` + sqlcommon.SessionUpsert,
+	Close: `UPDATE sessions SET closed_at = COALESCE(closed_at, ?)
+		WHERE id = ? RETURNING ` + sqlcommon.SessionColumns,
+	List: `SELECT ` + sqlcommon.SessionColumns + `
+		FROM sessions WHERE closed_at IS NULL AND (? = '' OR owner_id = ?)
+		ORDER BY created_at DESC, id DESC`,
+	Touch: `UPDATE sessions SET last_used_at = ?, expires_at = ?
+		WHERE id = ? AND closed_at IS NULL`,
+}
+
 // GetSession returns a live (not closed) browser session row; the caller
 // checks expires_at against its clock. Errors: ErrNotFound for an unknown or
 // closed session.
 func (d *DB) GetSession(ctx context.Context, sessionID string) (*engine.Session, error) {
-	return sqlcommon.GetSession(ctx, d.r, "get session", `SELECT `+sqlcommon.SessionColumns+`
-		FROM sessions WHERE id = ? AND closed_at IS NULL`, sessionID)
+	return sqlcommon.GetOpenSession(ctx, d.r, sessionSQL, sessionID)
 }
 
 // PutSession inserts or replaces a session row, so other processes can see
 // the session and route session-bound runs to its owner.
 func (d *DB) PutSession(ctx context.Context, s engine.Session) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+sqlcommon.SessionColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?) `+sqlcommon.SessionUpsert, sqlcommon.SessionArgs(s)...)
-		if err != nil {
-			return fmt.Errorf("db: put session: %w", err)
-		}
-		return nil
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.PutSession(ctx, tx, sessionSQL, s) })
 }
 
 // CloseSession marks a session closed at now (idempotent for a closed one:
 // its first closed_at stays) and returns the row as stored after the write.
 // Errors: ErrNotFound.
-func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) (*engine.Session, error) {
-	var s *engine.Session
-	err := d.write(ctx, func(tx *sql.Tx) (err error) {
-		s, err = sqlcommon.GetSession(ctx, tx, "close session", `UPDATE sessions SET closed_at = COALESCE(closed_at, ?)
-			WHERE id = ? RETURNING `+sqlcommon.SessionColumns, now, sessionID)
+func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) (s *engine.Session, err error) {
+	err = d.write(ctx, func(tx *sql.Tx) error {
+		s, err = sqlcommon.CloseSession(ctx, tx, sessionSQL, sessionID, now)
 		return err
 	})
 	if err != nil {
@@ -49,30 +53,18 @@ func (d *DB) CloseSession(ctx context.Context, sessionID string, now int64) (*en
 // ListSessions returns the open sessions, newest first; ownerID "" lists
 // every owner's.
 func (d *DB) ListSessions(ctx context.Context, ownerID string) ([]*engine.Session, error) {
-	return sqlcommon.ListSessions(ctx, d.r, `SELECT `+sqlcommon.SessionColumns+`
-		FROM sessions WHERE closed_at IS NULL AND (? = '' OR owner_id = ?)
-		ORDER BY created_at DESC, id DESC`, ownerID, ownerID)
+	return sqlcommon.OpenSessions(ctx, d.r, sessionSQL, ownerID)
 }
 
 // TouchSession records a use of an open session and moves its expiry.
 // Errors: ErrNotFound for an unknown or closed session.
 func (d *DB) TouchSession(ctx context.Context, p engine.TouchSessionParams) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET last_used_at = ?, expires_at = ?
-			WHERE id = ? AND closed_at IS NULL`, p.Now, p.ExpiresAt, p.SessionID)
-		if err != nil {
-			return fmt.Errorf("db: touch session: %w", err)
-		}
-		return sqlcommon.TouchedOne(res, "touch session")
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.TouchSession(ctx, tx, sessionSQL, p) })
 }
 
 // PutLooseArtifact stores an artifact that belongs to no run (a session
 // export), with its bytes in chunk rows, in one transaction and without a
 // run event. Errors: ErrConflict (duplicate artifact id).
 func (d *DB) PutLooseArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
-	a.Size = int64(len(data))
-	return d.writeTx(ctx, func(tx *txn) error {
-		return insertArtifact(ctx, tx, a, data)
-	})
+	return d.writeTx(ctx, func(tx *txn) error { return sqlcommon.PutLooseArtifact(ctx, tx, artifactWrites, a, data) })
 }

@@ -8,24 +8,21 @@ import (
 	"github.com/browsertask/browsertask/engine"
 )
 
+// itemReads is the SQLite store's statements for streaming checkpoints.
+var itemReads = sqlcommon.ItemReads{
+	At: func(cols string) string { return `SELECT ` + cols + ` FROM run_items WHERE run_id = ? AND idx = ?` },
+	After: func(cols string) string {
+		return `SELECT ` + cols + ` FROM run_items WHERE run_id = ? AND idx > ? ORDER BY idx LIMIT ?`
+	},
+	NoLimit: int64(-1), // SQLite: LIMIT -1 is no limit
+}
+
 // EachItem calls fn with each checkpoint q selects, one row at a time, in
 // one read snapshot: a run of 2000 pages with 1000 links each is read back
 // without holding more than one page's output. Errors: fn's error, or the
 // query's.
 func (d *DB) EachItem(ctx context.Context, q engine.ItemsQuery, fn func(engine.Item) error) error {
-	cols := sqlcommon.ItemColumnsFor(q.NoOutput)
-	return d.readTx(ctx, func(tx *txn) error {
-		if q.Indexes != nil {
-			return sqlcommon.EachItemAt(ctx, tx, `SELECT `+cols+` FROM run_items WHERE run_id = ? AND idx = ?`,
-				q.RunID, q.Indexes, fn)
-		}
-		limit := int64(q.Limit)
-		if limit <= 0 {
-			limit = -1 // SQLite: no limit
-		}
-		return sqlcommon.EachItem(ctx, tx, q.RunID, fn, `SELECT `+cols+` FROM run_items
-			WHERE run_id = ? AND idx > ? ORDER BY idx LIMIT ?`, q.RunID, q.After, limit)
-	})
+	return d.readTx(ctx, func(tx *txn) error { return sqlcommon.EachItemOf(ctx, tx, itemReads, q, fn) })
 }
 
 // PutArtifactFrom stores an artifact of a.Size bytes read from r in one
@@ -34,13 +31,5 @@ func (d *DB) EachItem(ctx context.Context, q engine.ItemsQuery, fn func(engine.I
 // leaves neither row nor chunks. Errors: ErrNotFound (unknown run),
 // ErrConflict (duplicate id), r's error.
 func (d *DB) PutArtifactFrom(ctx context.Context, a engine.Artifact, r io.Reader) error {
-	return d.writeTx(ctx, func(tx *txn) error {
-		if err := insertArtifact(ctx, tx, a, nil); err != nil {
-			return err
-		}
-		if err := sqlcommon.CopyChunks(ctx, tx, insertChunkSQL, a.ID, r, a.Size); err != nil {
-			return err
-		}
-		return appendJSONEvent(ctx, tx, a.RunID, sqlcommon.EventArtifact, sqlcommon.EventOf(a), a.CreatedAt)
-	})
+	return d.writeTx(ctx, func(tx *txn) error { return sqlcommon.PutArtifactFrom(ctx, tx, artifactWrites, a, r) })
 }

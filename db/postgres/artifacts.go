@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
@@ -18,18 +17,20 @@ const (
 	insertChunkSQL = `INSERT INTO artifact_chunks (artifact_id, seq, data) VALUES ($1, $2, $3)`
 )
 
+// artifactWrites is this store's part in storing an artifact.
+var artifactWrites = sqlcommon.ArtifactWrites{
+	Events:        eventSQL(),
+	Insert:        insertArtifactSQL,
+	InsertChunk:   insertChunkSQL,
+	MapConstraint: mapConstraint,
+}
+
 // PutArtifact stores the artifact row and all its bytes, in chunk rows of at
 // most 256 KiB, and appends an "artifact" event, all in one transaction: a
 // failure leaves neither row nor chunks. a.Size is set to len(data).
 // Errors: ErrNotFound (unknown run), ErrConflict (duplicate artifact id).
 func (d *DB) PutArtifact(ctx context.Context, a engine.Artifact, data []byte) error {
-	a.Size = int64(len(data))
-	return d.writeTx(ctx, func(tx *txn) error {
-		if err := insertArtifact(ctx, tx, a, data); err != nil {
-			return err
-		}
-		return appendJSONEvent(ctx, tx, a.RunID, sqlcommon.EventArtifact, sqlcommon.EventOf(a), a.CreatedAt)
-	})
+	return d.writeTx(ctx, func(tx *txn) error { return sqlcommon.PutArtifact(ctx, tx, artifactWrites, a, data) })
 }
 
 // GetArtifact returns an artifact's metadata, tombstones included (Expired =
@@ -53,15 +54,4 @@ func (d *DB) ReadArtifact(ctx context.Context, p engine.ReadArtifactParams) ([]b
 		return nil, err
 	}
 	return out, nil
-}
-
-// insertArtifact inserts the artifact row and its chunk rows (at most
-// sqlcommon.ChunkSize bytes each) in the caller's transaction. Errors:
-// ErrConflict (duplicate artifact id) and what the inserts return.
-func insertArtifact(ctx context.Context, tx sqlTx, a engine.Artifact, data []byte) error {
-	_, err := tx.ExecContext(ctx, insertArtifactSQL, a.ID, a.RunID, a.Name, a.MimeType, a.Size, a.CreatedAt, a.ExpiresAt)
-	if err != nil {
-		return mapConstraint(fmt.Errorf("db: put artifact: %w", err))
-	}
-	return sqlcommon.InsertChunks(ctx, tx, insertChunkSQL, a.ID, data)
 }

@@ -31,12 +31,6 @@ func (d *DB) AppendEvent(ctx context.Context, runID, typ string, data json.RawMe
 	})
 }
 
-// appendJSONEvent appends an event with v marshalled as its data, in the
-// caller's transaction.
-func appendJSONEvent(ctx context.Context, tx sqlTx, runID, typ string, v any, now int64) error {
-	return sqlcommon.AppendJSONEvent(ctx, tx, eventSQL(), runID, typ, v, now)
-}
-
 // ListEvents returns the run's events with seq > p.AfterSeq in seq order, at
 // most p.Limit (p.Limit <= 0 means all). An unknown run yields an empty list; the
 // engine checks the run first.

@@ -2,50 +2,41 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
 )
 
+// finishSQL is the PostgreSQL store's statements for ending runs (arguments
+// numbered as sqlcommon.FinishStatements orders them).
+var finishSQL = sqlcommon.FinishStatements{
+	RunStatements: runSQL,
+	Finish: `UPDATE runs SET status = $1, result = $2, error = $3,
+			lease_expires_at = 0, finished_at = $4, updated_at = $4,
+			expires_at = GREATEST(created_at + ttl_ms, $4::bigint + $5::bigint),
+			progress_done = CASE WHEN $6::boolean THEN $7 ELSE progress_done END,
+			progress_total = CASE WHEN $6::boolean THEN $8 ELSE progress_total END,
+			progress_failed = CASE WHEN $6::boolean THEN $9 ELSE progress_failed END,
+			progress_message = CASE WHEN $6::boolean THEN $10 ELSE progress_message END
+		WHERE id = $11 AND status = 'running' AND owner_id = $12 AND attempt = $13 RETURNING attempt`,
+	Cancel: `UPDATE runs SET status = 'canceled', error = $1,
+			cancel_reason = $2, cancel_requested = 1, lease_expires_at = 0,
+			finished_at = $3, updated_at = $3, expires_at = GREATEST(created_at + ttl_ms, $3::bigint + $4::bigint)
+		WHERE id = $5 AND status IN ('queued', 'running')`,
+	KeptError: `SELECT error FROM runs
+		WHERE id = $1 AND status = 'canceled' AND owner_id = $2 AND attempt = $3`,
+	Keep: `UPDATE runs SET error = $1, updated_at = $2 WHERE id = $3`,
+}
+
 // FinishRun writes a terminal state for a run held by f.OwnerID in execution
 // f.Attempt. The write is a compare-and-set on status running, owner and
 // attempt, so a late finish after a cancel or a recovery changes nothing —
-// not even when the same process claimed the run again meanwhile. It sets finished_at and expires_at =
-// max(created_at + ttl_ms, now + f.RunTTLMs) and appends a "status" event.
-// Errors: ErrNotFound, ErrConflict (CAS failed), or an error for a
-// non-terminal f.Status.
+// not even when the same process claimed the run again meanwhile. It sets
+// finished_at and expires_at = max(created_at + ttl_ms, now + f.RunTTLMs)
+// and appends a "status" event. Errors: ErrNotFound, ErrConflict (CAS
+// failed), or an error for a non-terminal f.Status.
 func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
-	if !f.Status.Terminal() {
-		return fmt.Errorf("db: finish run %s: status %q is not terminal", f.RunID, f.Status)
-	}
-	errJSON, err := sqlcommon.EncodeError(f.Error)
-	if err != nil {
-		return err
-	}
-	return d.writeTx(ctx, func(tx *txn) error {
-		var attempt int
-		p, set := engine.Progress{}, false
-		if f.Progress != nil {
-			p, set = *f.Progress, true
-		}
-		err := tx.QueryRowContext(ctx, `UPDATE runs SET status = $1, result = $2, error = $3,
-				lease_expires_at = 0, finished_at = $4, updated_at = $4,
-				expires_at = GREATEST(created_at + ttl_ms, $4::bigint + $5::bigint),
-				progress_done = CASE WHEN $6::boolean THEN $7 ELSE progress_done END,
-				progress_total = CASE WHEN $6::boolean THEN $8 ELSE progress_total END,
-				progress_failed = CASE WHEN $6::boolean THEN $9 ELSE progress_failed END,
-				progress_message = CASE WHEN $6::boolean THEN $10 ELSE progress_message END
-			WHERE id = $11 AND status = 'running' AND owner_id = $12 AND attempt = $13 RETURNING attempt`,
-			string(f.Status), sqlcommon.NullJSON(f.Result), errJSON, f.Now, f.RunTTLMs,
-			set, p.DoneSteps, p.TotalSteps, p.FailedSteps, p.Message,
-			f.RunID, f.OwnerID, f.Attempt).Scan(&attempt)
-		if err != nil {
-			return casError(ctx, tx, f.RunID, err)
-		}
-		return appendJSONEvent(ctx, tx, f.RunID, sqlcommon.EventStatus, sqlcommon.StatusEvent{Status: f.Status, Attempt: attempt}, f.Now)
-	})
+	return d.writeTx(ctx, func(tx *txn) error { return sqlcommon.FinishRun(ctx, tx, finishSQL, f) })
 }
 
 // CancelRun moves a queued or running run to canceled with p.Error as its error,
@@ -54,36 +45,9 @@ func (d *DB) FinishRun(ctx context.Context, f engine.Finish) error {
 // as stored. A run already terminal is returned unchanged with changed =
 // false. The owner notices through its context or its next Heartbeat.
 // Errors: ErrNotFound.
-func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.Run, bool, error) {
-	runID, reason, now, runTTLMs := p.RunID, p.Reason, p.Now, p.RunTTLMs
-	errJSON, err := sqlcommon.EncodeError(p.Error)
-	if err != nil {
-		return nil, false, err
-	}
-	var (
-		run     *engine.Run
-		changed bool
-	)
+func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (run *engine.Run, changed bool, err error) {
 	err = d.writeTx(ctx, func(tx *txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'canceled', error = $1,
-				cancel_reason = $2, cancel_requested = 1, lease_expires_at = 0,
-				finished_at = $3, updated_at = $3, expires_at = GREATEST(created_at + ttl_ms, $3::bigint + $4::bigint)
-			WHERE id = $5 AND status IN ('queued', 'running')`,
-			errJSON, reason, now, runTTLMs, runID)
-		if err != nil {
-			return fmt.Errorf("db: cancel run: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("db: cancel run: %w", err)
-		}
-		if changed = n == 1; changed {
-			if err := appendJSONEvent(ctx, tx, runID, sqlcommon.EventStatus,
-				sqlcommon.StatusEvent{Status: engine.StatusCanceled}, now); err != nil {
-				return err
-			}
-		}
-		run, err = getRun(ctx, tx, runID)
+		run, changed, err = sqlcommon.CancelRun(ctx, tx, finishSQL, p)
 		return err
 	})
 	if err != nil {
@@ -92,46 +56,10 @@ func (d *DB) CancelRun(ctx context.Context, p engine.CancelRunParams) (*engine.R
 	return run, changed, nil
 }
 
-// casError explains a compare-and-set write that matched no row: the run is
-// missing (ErrNotFound) or in another state (ErrConflict).
-func casError(ctx context.Context, tx sqlTx, runID string, err error) error {
-	return sqlcommon.CASError(ctx, tx, runExistsSQL, runID, err)
-}
-
 // KeepCanceled adds what a canceled run kept to its error (message note and
 // details) and appends a "kept" event with the details, if the run is
 // still canceled and its owner and attempt are p.Holder's. Errors:
 // ErrNotFound, ErrConflict.
 func (d *DB) KeepCanceled(ctx context.Context, p engine.KeepParams) error {
-	return d.writeTx(ctx, func(tx *txn) error {
-		var raw sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT error FROM runs
-			WHERE id = $1 AND status = 'canceled' AND owner_id = $2 AND attempt = $3`,
-			p.RunID, p.Holder.OwnerID, p.Holder.Attempt).Scan(&raw)
-		if err != nil {
-			return casError(ctx, tx, p.RunID, err)
-		}
-		e, err := sqlcommon.DecodeError(raw)
-		if err != nil {
-			return fmt.Errorf("db: keep run %s: %w", p.RunID, err)
-		}
-		if e == nil {
-			e = &engine.Error{Code: engine.RunCanceled}
-		}
-		e.Message += p.Note
-		if e.Details == nil {
-			e.Details = map[string]any{}
-		}
-		for k, v := range p.Details {
-			e.Details[k] = v
-		}
-		errJSON, err := sqlcommon.EncodeError(e)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET error = $1, updated_at = $2 WHERE id = $3`, errJSON, p.Now, p.RunID); err != nil {
-			return fmt.Errorf("db: keep run %s: %w", p.RunID, err)
-		}
-		return appendJSONEvent(ctx, tx, p.RunID, "kept", p.Details, p.Now)
-	})
+	return d.writeTx(ctx, func(tx *txn) error { return sqlcommon.KeepCanceled(ctx, tx, finishSQL, p) })
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -14,6 +13,25 @@ import (
 // The PostgreSQL store keeps browser profiles too, so daemons sharing one
 // database can hand a profile from one to another through its lease.
 var _ engine.ProfileStore = (*DB)(nil)
+
+// profileSQL is the PostgreSQL store's statements for browser profiles.
+// Names are ASCII (the engine's name rule), so COLLATE "C" lists them in
+// the byte order SQLite's does whatever the database's locale. Delete's
+// condition is checked on the row as it is when the statement takes the
+// row's lock, so a lease taken meanwhile keeps the profile.
+var profileSQL = sqlcommon.ProfileStatements{
+	Get:  `SELECT ` + sqlcommon.ProfileColumns + ` FROM profiles WHERE name = $1`,
+	List: `SELECT ` + sqlcommon.ProfileColumns + ` FROM profiles ORDER BY name COLLATE "C"`,
+	Delete: `DELETE FROM profiles WHERE name = $1
+		AND (holder_id = '' OR lease_expires_at <= $2 OR holder_id = ANY($3::text[]))`,
+	Exists: `SELECT 1 FROM profiles WHERE name = $1`,
+	Renew:  `UPDATE profiles SET lease_expires_at = $1 WHERE name = $2 AND holder_id = $3`,
+	Release: `UPDATE profiles SET last_used_at = GREATEST(last_used_at, $1), sites = $2, size_bytes = $3,
+		holder_id = CASE WHEN holder_id = $4 THEN '' ELSE holder_id END,
+		lease_expires_at = CASE WHEN holder_id = $4 THEN 0 ELSE lease_expires_at END
+		WHERE name = $5`,
+	DeadOwners: func(ids []string) any { return ids }, // a text[]
+}
 
 // CreateProfile inserts a profile. Errors: ErrConflict for a name in use.
 func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
@@ -36,37 +54,14 @@ func (d *DB) CreateProfile(ctx context.Context, p engine.BrowserProfile) error {
 
 // GetProfile returns one profile. Errors: ErrNotFound.
 func (d *DB) GetProfile(ctx context.Context, name string) (*engine.BrowserProfile, error) {
-	p, err := sqlcommon.ScanProfile(d.reader().QueryRowContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles WHERE name = $1`, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, engine.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("db: get profile: %w", err)
-	}
-	return p, nil
+	return sqlcommon.GetProfile(ctx, d.reader(), profileSQL, name)
 }
 
 // ListProfiles returns every profile by name. Names are ASCII (the
 // engine's name rule), so COLLATE "C" gives the byte order SQLite's does
 // whatever the database's locale.
 func (d *DB) ListProfiles(ctx context.Context) ([]engine.BrowserProfile, error) {
-	rows, err := d.reader().QueryContext(ctx, `SELECT `+sqlcommon.ProfileColumns+` FROM profiles ORDER BY name COLLATE "C"`)
-	if err != nil {
-		return nil, fmt.Errorf("db: list profiles: %w", err)
-	}
-	defer rows.Close()
-	out := []engine.BrowserProfile{}
-	for rows.Next() {
-		p, err := sqlcommon.ScanProfile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list profiles: %w", err)
-		}
-		out = append(out, *p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: list profiles: %w", err)
-	}
-	return out, nil
+	return sqlcommon.ListProfiles(ctx, d.reader(), profileSQL)
 }
 
 // DeleteProfile removes the profile unless a live lease is on it: the
@@ -74,28 +69,7 @@ func (d *DB) ListProfiles(ctx context.Context) ([]engine.BrowserProfile, error) 
 // takes the row's lock, so a lease taken meanwhile keeps the profile.
 // Errors: ErrNotFound, ErrConflict.
 func (d *DB) DeleteProfile(ctx context.Context, name string, now int64, deadOwners []string) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM profiles WHERE name = $1
-			AND (holder_id = '' OR lease_expires_at <= $2 OR holder_id = ANY($3::text[]))`,
-			name, now, nonNil(deadOwners))
-		if err != nil {
-			return fmt.Errorf("db: delete profile: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("db: delete profile: %w", err)
-		} else if n == 1 {
-			return nil
-		}
-		var one int
-		err = tx.QueryRowContext(ctx, `SELECT 1 FROM profiles WHERE name = $1`, name).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return engine.ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("db: delete profile: %w", err)
-		}
-		return engine.ErrConflict
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.DeleteProfile(ctx, tx, profileSQL, name, now, deadOwners) })
 }
 
 // AcquireProfileLease grants the lease when it is free (nobody holds it,
@@ -112,7 +86,7 @@ func (d *DB) AcquireProfileLease(ctx context.Context, c engine.ProfileLeaseClaim
 		err := tx.QueryRowContext(ctx, `UPDATE profiles SET holder_id = $1, lease_expires_at = $2
 			WHERE name = $3 AND (holder_id = $1 OR holder_id = '' OR lease_expires_at <= $4
 				OR holder_id = ANY($5::text[]))
-			RETURNING holder_id`, c.OwnerID, c.Until, c.Name, c.Now, nonNil(c.DeadOwners)).Scan(&holder)
+			RETURNING holder_id`, c.OwnerID, c.Until, c.Name, c.Now, sqlcommon.NonNil(c.DeadOwners)).Scan(&holder)
 		if err == nil {
 			return nil
 		}
@@ -136,19 +110,7 @@ func (d *DB) AcquireProfileLease(ctx context.Context, c engine.ProfileLeaseClaim
 // ownerID does not hold it (another process took it over, or the profile
 // was deleted).
 func (d *DB) RenewProfileLease(ctx context.Context, name, ownerID string, until int64) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE profiles SET lease_expires_at = $1 WHERE name = $2 AND holder_id = $3`,
-			until, name, ownerID)
-		if err != nil {
-			return fmt.Errorf("db: renew profile lease: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("db: renew profile lease: %w", err)
-		} else if n != 1 {
-			return engine.ErrConflict
-		}
-		return nil
-	})
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.RenewProfileLease(ctx, tx, profileSQL, name, ownerID, until) })
 }
 
 // ReleaseProfileLease ends ownerID's lease and records what the closed
@@ -156,27 +118,5 @@ func (d *DB) RenewProfileLease(ctx context.Context, name, ownerID string, until 
 // read the row as it was before the UPDATE); the usage is recorded anyway,
 // and last_used_at never goes back in time.
 func (d *DB) ReleaseProfileLease(ctx context.Context, name, ownerID string, u engine.ProfileUsage) error {
-	sites, err := json.Marshal(nonNil(u.Sites))
-	if err != nil {
-		return fmt.Errorf("db: release profile lease: %w", err)
-	}
-	return d.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE profiles SET last_used_at = GREATEST(last_used_at, $1), sites = $2, size_bytes = $3,
-			holder_id = CASE WHEN holder_id = $4 THEN '' ELSE holder_id END,
-			lease_expires_at = CASE WHEN holder_id = $4 THEN 0 ELSE lease_expires_at END
-			WHERE name = $5`, u.LastUsedAt, string(sites), u.SizeBytes, ownerID, name)
-		if err != nil {
-			return fmt.Errorf("db: release profile lease: %w", err)
-		}
-		return nil
-	})
-}
-
-// nonNil returns ids, or an empty slice for nil, so a text[] parameter is
-// an empty array rather than NULL (x = ANY(NULL) is NULL, not false).
-func nonNil(ids []string) []string {
-	if ids == nil {
-		return []string{}
-	}
-	return ids
+	return d.write(ctx, func(tx *sql.Tx) error { return sqlcommon.ReleaseProfileLease(ctx, tx, profileSQL, name, ownerID, u) })
 }

@@ -19,18 +19,15 @@ func artifactIDs(runIDs []string) (string, any, error) {
 	return artifactIDsSQL, runIDs, nil
 }
 
+// runSQL is the statements every run-writing shared helper takes.
+var runSQL = sqlcommon.RunStatements{
+	Events:      eventSQL(),
+	RunExists:   runExistsSQL,
+	Get:         `SELECT ` + sqlcommon.RunColumns + ` FROM runs WHERE id = $1`,
+	ArtifactIDs: artifactIDs,
+}
+
 // getRun loads one run with its artifact ids; ErrNotFound when missing.
 func getRun(ctx context.Context, q queryer, runID string) (*engine.Run, error) {
-	return sqlcommon.GetRun(ctx, q, `SELECT `+sqlcommon.RunColumns+` FROM runs WHERE id = $1`, runID, artifactIDs)
-}
-
-// queryRuns runs a SELECT of sqlcommon.RunColumns and fills the artifact
-// ids.
-func queryRuns(ctx context.Context, q queryer, query string, args ...any) ([]*engine.Run, error) {
-	return sqlcommon.QueryRuns(ctx, q, artifactIDs, query, args...)
-}
-
-// fillArtifactIDs sets each run's ArtifactIDs with one query for the page.
-func fillArtifactIDs(ctx context.Context, q queryer, runs []*engine.Run) error {
-	return sqlcommon.FillArtifactIDs(ctx, q, runs, artifactIDs)
+	return sqlcommon.GetRun(ctx, q, runSQL.Get, runID, artifactIDs)
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/browsertask/browsertask/db/sqlcommon"
 	"github.com/browsertask/browsertask/engine"
@@ -30,22 +29,13 @@ func (d *DB) CreateRun(ctx context.Context, run *engine.Run, idem *engine.Idempo
 
 // runCreation is this store's part in sqlcommon.CreateRun.
 func runCreation() sqlcommon.RunCreation {
-	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: insertRun, Get: getRun, Events: eventSQL()}
+	return sqlcommon.RunCreation{ClaimKey: claimIdempotencyKey, Insert: sqlcommon.InsertRunWith(insertRunSQL, mapConstraint), Get: getRun, Events: eventSQL()}
 }
 
-// insertRun writes every column of a new queued run.
-func insertRun(ctx context.Context, tx sqlTx, r *engine.Run, idem *engine.IdempotencyClaim) error {
-	args, err := sqlcommon.InsertRunArgs(r, idem)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqlcommon.InsertRunColumns+`)
-		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`, args...)
-	if err != nil {
-		return mapConstraint(fmt.Errorf("db: insert run: %w", err))
-	}
-	return nil
-}
+// insertRunSQL writes every column of a new queued run
+// (sqlcommon.InsertRunArgs).
+const insertRunSQL = `INSERT INTO runs (` + sqlcommon.InsertRunColumns + `)
+		VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', $16, 0, $17, $18, $19, $20, $21, NULL, NULL, $22, $23, $24, $25)`
 
 // GetRun returns the run, expired or not (the engine checks expiry).
 // Errors: ErrNotFound.
@@ -62,23 +52,17 @@ func (d *DB) GetRun(ctx context.Context, runID string) (*engine.Run, error) {
 // ListRuns returns one page of runs newest first (createdAt, then runId,
 // descending) and the number of runs matching the filter. Terminal runs with
 // expires_at <= f.Now are left out. Limit <= 0 means no limit.
-func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) ([]*engine.Run, int, error) {
+func (d *DB) ListRuns(ctx context.Context, f engine.RunFilter) (runs []*engine.Run, total int, err error) {
 	var limit any // NULL: no limit
 	if f.Limit > 0 {
 		limit = f.Limit
 	}
 	args := []any{f.Now, string(f.Status), f.TemplateID, f.SessionID, f.Profile}
-	var (
-		runs  []*engine.Run
-		total int
-	)
-	err := d.readTx(ctx, func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, listRunsCountSQL, args...).Scan(&total); err != nil {
-			return fmt.Errorf("db: count runs: %w", err)
-		}
-		var err error
-		runs, err = queryRuns(ctx, tx, listRunsPageSQL,
-			append(args, f.BeforeRunID, f.BeforeCreatedAt, limit, max(f.Offset, 0))...)
+	count := sqlcommon.Query{SQL: listRunsCountSQL, Args: args}
+	page := sqlcommon.Query{SQL: listRunsPageSQL,
+		Args: append(append([]any(nil), args...), f.BeforeRunID, f.BeforeCreatedAt, limit, max(f.Offset, 0))}
+	err = d.readTx(ctx, func(tx *txn) error {
+		runs, total, err = sqlcommon.ListRuns(ctx, tx, artifactIDs, count, page)
 		return err
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package sqlcommon
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/browsertask/browsertask/engine"
 )
@@ -45,4 +46,20 @@ func CreateRun(ctx context.Context, tx Tx, c RunCreation, run *engine.Run, idem 
 	}
 	stored, err = c.Get(ctx, tx, run.RunID)
 	return stored, false, err
+}
+
+// InsertRunWith is a RunCreation.Insert that runs the store's INSERT of
+// every column (arguments: InsertRunArgs) and maps a duplicate id with
+// mapConstraint (to engine.ErrConflict).
+func InsertRunWith(query string, mapConstraint func(error) error) func(ctx context.Context, tx Tx, r *engine.Run, idem *engine.IdempotencyClaim) error {
+	return func(ctx context.Context, tx Tx, r *engine.Run, idem *engine.IdempotencyClaim) error {
+		args, err := InsertRunArgs(r, idem)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+			return mapConstraint(fmt.Errorf("db: insert run: %w", err))
+		}
+		return nil
+	}
 }

@@ -5,9 +5,14 @@
 // one *sql.Row or *sql.Rows scanner serves both.
 //
 // The SQL itself stays hand-written in each store (placeholders, LIMIT
-// forms and list parameters differ): every helper that runs a statement
-// takes its text from the store. What is here is only what the two stores
-// had written twice, the same to the letter but for the placeholders.
+// forms, list parameters and functions such as MAX/GREATEST differ): every
+// helper that runs a statement takes its text from the store, most through
+// a statements struct per area (FinishStatements, ClaimStatements, …)
+// whose fields say the arguments' order. Arguments are positional, so a
+// statement that uses one twice numbers it ($N in PostgreSQL, ?N in
+// SQLite). What is here is the Go control flow the two stores had written
+// twice; what really differs (PostgreSQL's advisory locks for idempotency
+// keys and migrations, SQLite's changes() and PRAGMAs) stays in the store.
 package sqlcommon
 
 import (
