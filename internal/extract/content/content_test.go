@@ -191,8 +191,8 @@ func TestExtractCanonicalIsAWebAddress(t *testing.T) {
 	para := "<p>This paragraph is long enough to be taken as the main content of the page by the extractor, with a few more words to be safe.</p>"
 	for canon, want := range map[string]string{
 		"file:///usr/share/doc/python3.11/html/library/json.html": "",
-		"https://docs.python.org/3/library/json.html":              "https://docs.python.org/3/library/json.html",
-		"/library/json.html":                                       "http://127.0.0.1:8765/library/json.html",
+		"https://docs.python.org/3/library/json.html":             "https://docs.python.org/3/library/json.html",
+		"/library/json.html": "http://127.0.0.1:8765/library/json.html",
 	} {
 		body := `<html><head><link rel="canonical" href="` + canon + `"></head><body><article>` + para + para + `</article></body></html>`
 		res, err := Extract([]byte(body), Options{PageURL: "http://127.0.0.1:8765/library/json.html"})
