@@ -284,35 +284,58 @@ func (m *Manager) WatchTab(ctx context.Context, runID, tabID string, width, heig
 	}
 	lt.mu.Unlock()
 	if first {
-		if err := lt.startCast(castCtx, clampSide(width), clampSide(height)); err != nil {
-			m.log.Debug("live: screencast did not start", "runId", runID, "tab", tabID, "err", err)
-		}
+		w, h := clampSide(width), clampSide(height)
+		engine.Go(castCtx, m.log, "browser.live.start", func() { lt.startCast(castCtx, w, h, m) }, nil)
 	}
 	context.AfterFunc(ctx, func() { lt.unwatch(ch) })
 	return ch, nil
 }
 
+// Backoff of startCast's attempts.
+const (
+	castRetryFirst = 250 * time.Millisecond
+	castRetryMax   = 5 * time.Second
+)
+
 // clampSide bounds a viewer's width or height.
 func clampSide(n int) int { return min(max(n, liveMinSide), liveMaxSide) }
 
-// startCast subscribes to the tab's frames, then starts its screencast.
-func (lt *liveTab) startCast(ctx context.Context, width, height int) error {
+// startCast subscribes to the tab's frames, then starts its screencast,
+// trying again with backoff until it starts or ctx ends (the last viewer
+// left, or the tab closed). No attempt has a time bound of its own: a
+// loaded browser may take seconds to answer, and a screencast given up
+// after a fixed wait left the person's live view blank for good (the
+// next viewer saw a cast "running" that never sent a frame). Each frame
+// is acknowledged, without a bound either, so Chromium paces itself and
+// never waits for an acknowledgement that was abandoned.
+func (lt *liveTab) startCast(ctx context.Context, width, height int, m *Manager) {
 	p := lt.t.page.Context(ctx)
 	wait := p.EachEvent(func(ev *proto.PageScreencastFrame) {
 		// Acknowledge off the event loop: a CDP call made from an event
 		// handler would wait on the loop that delivers its answer.
 		engine.Go(ctx, nil, "browser.live.ack", func() {
-			c, cancel := context.WithTimeout(ctx, time.Second)
-			defer cancel()
-			_ = proto.PageScreencastFrameAck{SessionID: ev.SessionID}.Call(lt.t.page.Context(c))
+			_ = proto.PageScreencastFrameAck{SessionID: ev.SessionID}.Call(lt.t.page.Context(ctx))
 		}, nil)
 		lt.frame(ev)
 	})
 	engine.Go(ctx, nil, "browser.live.frames", wait, nil)
 	q := liveQuality
-	c, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	return proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: &q, MaxWidth: &width, MaxHeight: &height}.Call(lt.t.page.Context(c))
+	delay := castRetryFirst
+	for {
+		err := proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: &q, MaxWidth: &width, MaxHeight: &height}.Call(p)
+		if err == nil || ctx.Err() != nil || lt.t.crashed.Load() {
+			return
+		}
+		m.log.Debug("live: screencast did not start; trying again", "runId", lt.runID, "tab", lt.id, "err", err, "retryIn", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(2*delay, castRetryMax)
+	}
 }
 
 // stopCast stops the screencast and its event loop.

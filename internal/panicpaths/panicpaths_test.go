@@ -148,7 +148,7 @@ func TestInjectedPanicsAreContained(t *testing.T) {
 	srv := fixture.New(t)
 	d := start(t)
 	ps := paths(srv)
-	if n := len(ps) + 4; n < 50 { // and the live view's and MCP's paths below
+	if n := len(ps) + 5; n < 50 { // and the live view's and MCP's paths below
 		t.Fatalf("%d paths, want at least 50", n)
 	}
 	ran := 0 // paths run (-run may select some)
@@ -157,6 +157,7 @@ func TestInjectedPanicsAreContained(t *testing.T) {
 	}
 	t.Run("browser.live.frames", func(t *testing.T) { d.liveView(t, srv, "browser.live.frames", 1) })
 	t.Run("browser.live.ack", func(t *testing.T) { d.liveView(t, srv, "browser.live.ack", 2) })
+	t.Run("browser.live.start", func(t *testing.T) { d.liveView(t, srv, "browser.live.start", 3) })
 	t.Run("mcp.progressRelay", d.progressRelay)
 	t.Run("mcp.stdio.wait", d.stdioWait)
 	// Still serving: a run with no fault armed succeeds.
@@ -281,9 +282,9 @@ func (d *daemon) stdioWait(t *testing.T) {
 }
 
 // liveView: a viewer watches a tab of a running run (the tab waits on
-// /hang, showing /page/1); the screencast's frame loop
-// (browser.live.frames) or a frame's acknowledgement (browser.live.ack)
-// panics. The process survives, the run ends; after an ack's panic the
+// /hang, showing /page/1); the screencast's start (browser.live.start),
+// its frame loop (browser.live.frames) or a frame's acknowledgement
+// (browser.live.ack) panics. The process survives, the run ends; after an ack's panic the
 // frames still come.
 func (d *daemon) liveView(t *testing.T, srv *fixture.Server, site string, k int) {
 	in, _ := json.Marshal(map[string]any{"urls": []string{srv.URL(fmt.Sprintf("/page/1?live=%d", k)), srv.URL(fmt.Sprintf("/hang?live=%d", k))},
