@@ -152,8 +152,10 @@ func (s *Session) AcquireTab(ctx context.Context) (*Tab, error) {
 		// A spread session's browser that died between placing the tab
 		// and opening it is taken out of the pool, and the tab placed
 		// again (elsewhere, or once a browser is back: reserve waits out
-		// an outage of the whole pool).
-		if ctx.Err() == nil && s.spreadSet() != nil && part.in.remote && !part.in.alive(part.gen) {
+		// an outage of the whole pool). It is asked (answers), not only
+		// looked up (alive): the connection may be closed before its
+		// watcher has noticed.
+		if ctx.Err() == nil && s.spreadSet() != nil && part.in.remote && !part.in.answers(part.gen) {
 			m.markDown(part.in, err)
 			continue
 		}
