@@ -9,7 +9,7 @@ import (
 
 // saveProgressSQL is the compare-and-set progress update.
 const saveProgressSQL = `UPDATE runs SET progress_done = ?, progress_total = ?,
-		progress_failed = ?, progress_message = ?, updated_at = ?
+		progress_failed = ?, progress_message = ?, updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ? RETURNING id`
 
 // itemSQL is the SQLite store's statements for progress, items and model
@@ -33,7 +33,7 @@ var itemSQL = sqlcommon.ItemStatements{
 		SELECT ?, idx, key, status, output, error FROM run_items WHERE run_id = ? AND status = 'succeeded'
 		ON CONFLICT (run_id, idx) DO NOTHING`,
 	Usage: `UPDATE runs SET model_calls = model_calls + ?,
-			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, updated_at = ?
+			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, updated_at = MAX(updated_at, ?)
 		WHERE id = ? AND status = 'running' AND owner_id = ? AND attempt = ? RETURNING id`,
 }
 

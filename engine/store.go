@@ -8,6 +8,11 @@ import (
 // Store is the persistence the engine needs. The SQLite implementation lives
 // in package db; the interface is written so another database could pass the
 // same tests. Times are Unix milliseconds supplied by the engine's clock.
+// A run's times never go backwards: a writer whose "now" reads earlier than
+// the row (taken before it waited for the write lock, or another process's
+// clock) writes startedAt, updatedAt and finishedAt no earlier than
+// createdAt and the run's previous updatedAt (storetest
+// Runs/TimesNeverGoBackwards).
 //
 // Methods return ErrNotFound for a missing row and ErrConflict when a
 // compare-and-set write finds the row in another state.

@@ -27,7 +27,7 @@ var claimSQL = sqlcommon.ClaimStatements{
 		WHERE status = 'running' AND lease_expires_at > $1`,
 	Claim: `UPDATE runs SET status = 'running', owner_id = $1,
 			lease_expires_at = $2, attempt = attempt + 1,
-			started_at = COALESCE(started_at, $3), updated_at = $3
+			started_at = COALESCE(started_at, GREATEST(created_at, $3)), updated_at = GREATEST(updated_at, $3)
 		WHERE id IN (SELECT id FROM runs
 			WHERE status = 'queued' AND (session_owner_id = '' OR session_owner_id = $1)
 			ORDER BY created_at, id LIMIT $4::bigint FOR UPDATE SKIP LOCKED)
@@ -37,7 +37,7 @@ var claimSQL = sqlcommon.ClaimStatements{
 	Extend: `UPDATE runs SET lease_expires_at = $1
 		WHERE id = $2 AND status = 'running' AND owner_id = $3 AND attempt = $4`,
 	Requeue: `UPDATE runs SET status = 'queued', owner_id = '',
-			lease_expires_at = 0, updated_at = $1
+			lease_expires_at = 0, updated_at = GREATEST(updated_at, $1)
 		WHERE id = $2 AND status = 'running' AND owner_id = $3 AND attempt = $4 RETURNING attempt`,
 }
 

@@ -12,7 +12,7 @@ import (
 var finishSQL = sqlcommon.FinishStatements{
 	RunStatements: runSQL,
 	Finish: `UPDATE runs SET status = $1, result = $2, error = $3,
-			lease_expires_at = 0, finished_at = $4, updated_at = $4,
+			lease_expires_at = 0, finished_at = GREATEST(updated_at, $4), updated_at = GREATEST(updated_at, $4),
 			expires_at = GREATEST(created_at + ttl_ms, $4::bigint + $5::bigint),
 			progress_done = CASE WHEN $6::boolean THEN $7 ELSE progress_done END,
 			progress_total = CASE WHEN $6::boolean THEN $8 ELSE progress_total END,
@@ -21,11 +21,11 @@ var finishSQL = sqlcommon.FinishStatements{
 		WHERE id = $11 AND status = 'running' AND owner_id = $12 AND attempt = $13 RETURNING attempt`,
 	Cancel: `UPDATE runs SET status = 'canceled', error = $1,
 			cancel_reason = $2, cancel_requested = 1, lease_expires_at = 0,
-			finished_at = $3, updated_at = $3, expires_at = GREATEST(created_at + ttl_ms, $3::bigint + $4::bigint)
+			finished_at = GREATEST(updated_at, $3), updated_at = GREATEST(updated_at, $3), expires_at = GREATEST(created_at + ttl_ms, $3::bigint + $4::bigint)
 		WHERE id = $5 AND status IN ('queued', 'running')`,
 	KeptError: `SELECT error FROM runs
 		WHERE id = $1 AND status = 'canceled' AND owner_id = $2 AND attempt = $3`,
-	Keep: `UPDATE runs SET error = $1, updated_at = $2 WHERE id = $3`,
+	Keep: `UPDATE runs SET error = $1, updated_at = GREATEST(updated_at, $2) WHERE id = $3`,
 }
 
 // FinishRun writes a terminal state for a run held by f.OwnerID in execution

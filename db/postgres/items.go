@@ -9,7 +9,7 @@ import (
 
 // saveProgressSQL is the compare-and-set progress update.
 const saveProgressSQL = `UPDATE runs SET progress_done = $1, progress_total = $2,
-		progress_failed = $3, progress_message = $4, updated_at = $5
+		progress_failed = $3, progress_message = $4, updated_at = GREATEST(updated_at, $5)
 	WHERE id = $6 AND status = 'running' AND owner_id = $7 AND attempt = $8 RETURNING id`
 
 // itemSQL is the PostgreSQL store's statements for progress, items and model
@@ -33,7 +33,7 @@ var itemSQL = sqlcommon.ItemStatements{
 		SELECT $1, idx, key, status, output, error FROM run_items WHERE run_id = $2 AND status = 'succeeded'
 		ON CONFLICT (run_id, idx) DO NOTHING`,
 	Usage: `UPDATE runs SET model_calls = model_calls + $1,
-			prompt_tokens = prompt_tokens + $2, completion_tokens = completion_tokens + $3, updated_at = $4
+			prompt_tokens = prompt_tokens + $2, completion_tokens = completion_tokens + $3, updated_at = GREATEST(updated_at, $4)
 		WHERE id = $5 AND status = 'running' AND owner_id = $6 AND attempt = $7 RETURNING id`,
 }
 

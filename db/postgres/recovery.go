@@ -15,15 +15,15 @@ var recoverySQL = sqlcommon.RecoveryStatements{
 	Expired: `SELECT ` + sqlcommon.RunColumns + ` FROM runs
 		WHERE status = 'running' AND lease_expires_at <= $1 ORDER BY lease_expires_at, id`,
 	Requeue: `UPDATE runs SET status = 'queued', owner_id = '', lease_expires_at = 0, crashes = crashes + 1,
-			updated_at = $3
+			updated_at = GREATEST(updated_at, $3)
 		WHERE id = $1 AND status = 'running' AND owner_id = $2 AND lease_expires_at <= $3
 		RETURNING attempt`,
 	End: `UPDATE runs SET status = $4, error = $5, lease_expires_at = 0, crashes = crashes + 1,
-			finished_at = $3, updated_at = $3, expires_at = GREATEST(created_at + ttl_ms, $3::bigint + $6::bigint)
+			finished_at = GREATEST(updated_at, $3), updated_at = GREATEST(updated_at, $3), expires_at = GREATEST(created_at + ttl_ms, $3::bigint + $6::bigint)
 		WHERE id = $1 AND status = 'running' AND owner_id = $2 AND lease_expires_at <= $3
 		RETURNING attempt`,
 	FailOrphans: `UPDATE runs SET status = 'failed', error = $1, lease_expires_at = 0,
-			finished_at = $2, updated_at = $2, expires_at = GREATEST(created_at + ttl_ms, $2::bigint + $3::bigint)
+			finished_at = GREATEST(updated_at, $2), updated_at = GREATEST(updated_at, $2), expires_at = GREATEST(created_at + ttl_ms, $2::bigint + $3::bigint)
 		WHERE status = 'queued' AND session_owner_id <> '' AND created_at < $4
 			AND session_owner_id NOT IN (SELECT id FROM owners)
 		RETURNING id`,

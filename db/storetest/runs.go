@@ -81,6 +81,48 @@ func testRuns(t *testing.T, nh func(t *testing.T) Harness) {
 		}
 	})
 
+	// A writer's clock may read earlier than a run's creation: a claim's
+	// "now" is taken before it waits for the write lock while a submit
+	// inserts meanwhile, or another process's clock lags. A run's times
+	// never go backwards for it: startedAt, updatedAt and finishedAt are at
+	// least createdAt and updatedAt never decreases (CI saw a run read with
+	// updatedAt 5 ms before its createdAt).
+	t.Run("TimesNeverGoBackwards", func(t *testing.T) {
+		s := nh(t).Store
+		ctx := t.Context()
+		mustCreate(t, s, queuedRun("run_1", base+1000))
+		claimed := mustClaim(t, s, "owner_a", base+995)
+		if claimed.StartedAt == nil || *claimed.StartedAt != base+1000 || claimed.UpdatedAt != base+1000 {
+			t.Fatalf("claimed with a clock 5 ms behind: startedAt %v updatedAt %d, want both %d", claimed.StartedAt, claimed.UpdatedAt, base+1000)
+		}
+		if err := s.SaveProgress(ctx, "run_1", holder(claimed), engine.Progress{DoneSteps: 1}, base+1500); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveProgress(ctx, "run_1", holder(claimed), engine.Progress{DoneSteps: 2}, base+1400); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustGet(t, s, "run_1"); got.UpdatedAt != base+1500 || got.Progress.DoneSteps != 2 {
+			t.Fatalf("progress saved with an earlier clock: updatedAt %d doneSteps %d, want %d and 2", got.UpdatedAt, got.Progress.DoneSteps, base+1500)
+		}
+		if err := s.FinishRun(ctx, engine.Finish{RunID: "run_1", OwnerID: "owner_a", Attempt: 1, Status: engine.StatusSucceeded,
+			Result: json.RawMessage(`{}`), Now: base + 1200, RunTTLMs: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		got := mustGet(t, s, "run_1")
+		if got.UpdatedAt != base+1500 || got.FinishedAt == nil || *got.FinishedAt != base+1500 {
+			t.Fatalf("finished with an earlier clock: updatedAt %d finishedAt %v, want both %d", got.UpdatedAt, got.FinishedAt, base+1500)
+		}
+
+		mustCreate(t, s, queuedRun("run_2", base+2000))
+		cerr := engine.Errorf(engine.RunCanceled, "canceled by the user")
+		if _, _, err := s.CancelRun(ctx, engine.CancelRunParams{RunID: "run_2", Reason: "test", Error: cerr, Now: base + 1990, RunTTLMs: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustGet(t, s, "run_2"); got.UpdatedAt != base+2000 || got.FinishedAt == nil || *got.FinishedAt != base+2000 {
+			t.Fatalf("cancelled with an earlier clock: updatedAt %d finishedAt %v, want both %d", got.UpdatedAt, got.FinishedAt, base+2000)
+		}
+	})
+
 	t.Run("DuplicateIDConflicts", func(t *testing.T) {
 		s := nh(t).Store
 		mustCreate(t, s, queuedRun("run_1", base))
