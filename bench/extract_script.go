@@ -20,13 +20,15 @@ func repoRoot() string {
 // templateExtractJS reads the extraction script batch_extract_pages runs
 // (the extractJS constant of templates/page_extract.go) from the
 // source, so the baseline evaluates exactly the same JavaScript without the
-// template having to export it.
+// template having to export it. The constant may be built from other string
+// constants of the file with +; that expression is evaluated here.
 func templateExtractJS() (string, error) {
 	path := filepath.Join(repoRoot(), "templates", "page_extract.go")
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 	if err != nil {
 		return "", fmt.Errorf("read the extraction script: %w", err)
 	}
+	consts := map[string]ast.Expr{}
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok || g.Tok != token.CONST {
@@ -35,18 +37,44 @@ func templateExtractJS() (string, error) {
 		for _, s := range g.Specs {
 			vs := s.(*ast.ValueSpec)
 			for i, n := range vs.Names {
-				if n.Name != "extractJS" || i >= len(vs.Values) {
-					continue
+				if i < len(vs.Values) {
+					consts[n.Name] = vs.Values[i]
 				}
-				lit, ok := vs.Values[i].(*ast.BasicLit)
-				if !ok {
-					return "", fmt.Errorf("%s: extractJS is not a string literal", path)
-				}
-				return strconv.Unquote(lit.Value)
 			}
 		}
 	}
-	return "", fmt.Errorf("%s: no extractJS constant", path)
+	if _, ok := consts["extractJS"]; !ok {
+		return "", fmt.Errorf("%s: no extractJS constant", path)
+	}
+	var eval func(e ast.Expr, depth int) (string, error)
+	eval = func(e ast.Expr, depth int) (string, error) {
+		if depth > 16 {
+			return "", fmt.Errorf("%s: extractJS refers to itself", path)
+		}
+		switch e := e.(type) {
+		case *ast.BasicLit:
+			if e.Kind == token.STRING {
+				return strconv.Unquote(e.Value)
+			}
+		case *ast.ParenExpr:
+			return eval(e.X, depth+1)
+		case *ast.Ident:
+			if v, ok := consts[e.Name]; ok {
+				return eval(v, depth+1)
+			}
+		case *ast.BinaryExpr:
+			if e.Op == token.ADD {
+				x, err := eval(e.X, depth+1)
+				if err != nil {
+					return "", err
+				}
+				y, err := eval(e.Y, depth+1)
+				return x + y, err
+			}
+		}
+		return "", fmt.Errorf("%s: extractJS is not built from string constants of the file (%T)", path, e)
+	}
+	return eval(consts["extractJS"], 0)
 }
 
 // extractConfig is the configuration batch_extract_pages passes to the

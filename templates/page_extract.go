@@ -96,8 +96,8 @@ func pageFields(fields map[string]fieldSpec) map[string]page.Field {
 // element when a sheet cannot be read (another origin's) — about 2 ms
 // per 1 000 elements. The page keeps that inline style after the read. extractJS (batch_extract_pages, crawl_site, run_steps) and
 // outerHTMLExpr (extract_structured's x-selectors) carry it verbatim
-// (TestOneTextRuleInEveryScript); extractJS stays one string literal,
-// which bench reads from this file.
+// (TestOneTextRuleInEveryScript); bench reads extractJS from this file
+// (bench/extract_script.go evaluates the constant expression).
 const textJS = `  const clean = s => (s || '').replace(/\s+/g, ' ').trim();
   const elementText = el => clean(el.innerText !== undefined ? el.innerText : el.textContent);
   {
@@ -122,26 +122,7 @@ const textJS = `  const clean = s => (s || '').replace(/\s+/g, ' ').trim();
 // extractJS collects title, fields, text, links and meta in one
 // Runtime.evaluate: one CDP round trip per page instead of one per value.
 const extractJS = `((cfg) => {
-  const clean = s => (s || '').replace(/\s+/g, ' ').trim();
-  const elementText = el => clean(el.innerText !== undefined ? el.innerText : el.textContent);
-  {
-    // content-visibility: auto, rendered for the read (see textJS).
-    const sels = ['[style*="content-visibility"]'];
-    let all = false;
-    const walk = rules => {
-      for (const r of rules) {
-        if (r.selectorText && r.style && r.style.getPropertyValue('content-visibility').trim() === 'auto') sels.push(r.selectorText);
-        if (r.cssRules) walk(r.cssRules);
-      }
-    };
-    for (const sh of document.styleSheets) { try { walk(sh.cssRules); } catch (e) { all = true; } }
-    let els;
-    try { els = document.querySelectorAll(all ? '*' : sels.join(',')); } catch (e) { els = document.querySelectorAll('*'); }
-    for (const el of els) {
-      if (getComputedStyle(el).contentVisibility === 'auto') el.style.setProperty('content-visibility', 'visible', 'important');
-    }
-  }
-  const val = (el, attr) => {
+` + textJS + `  const val = (el, attr) => {
     if (!attr || attr === 'text') return elementText(el);
     if (attr === 'html') return el.innerHTML;
     if ((attr === 'href' || attr === 'src') && typeof el[attr] === 'string' && el[attr]) return el[attr];
