@@ -1,10 +1,12 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -142,7 +144,17 @@ func clickOn(t *testing.T, p *rod.Page, selector string) {
 			e.scrollIntoView({block: 'center', inline: 'center'});
 			window.__clickedOn = false;
 			window.__clickMark = 1;
-			document.addEventListener('click', ev => { window.__listenerRuns = true; if (ev.target.closest && ev.target.closest(s)) window.__clickedOn = true; }, {capture: true, once: true});
+			// Do the page's event listeners run? Not where its scripts
+			// are off (Emulation.setScriptExecutionDisabled); a probe
+			// event says so before the click, so a click that never
+			// happened is not taken for one on a page without scripts.
+			let listens = false;
+			const probe = () => { listens = true; };
+			document.addEventListener('clickon-probe', probe);
+			document.dispatchEvent(new Event('clickon-probe'));
+			document.removeEventListener('clickon-probe', probe);
+			window.__listens = listens;
+			document.addEventListener('click', ev => { if (ev.target.closest && ev.target.closest(s)) window.__clickedOn = true; }, {capture: true, once: true});
 			const r = e.getBoundingClientRect();
 			return [r.x + r.width / 2, r.y + r.height / 2];
 		}`, selector)
@@ -163,13 +175,64 @@ func clickOn(t *testing.T, p *rod.Page, selector string) {
 		// document (no mark: the click navigated) or cannot be read while
 		// it navigates, or — in a page whose scripts are off, where no
 		// listener runs — when the element is still under the pointer.
+		// Where listeners run, only the listener's word counts: the
+		// element under the pointer afterwards says nothing of a click
+		// that never happened (mousedown and mouseup parted by a redraw).
 		landed, err := p.Eval(`(s, x, y) => { if (window.__clickMark !== 1 || window.__clickedOn === true) return true;
-			const e = document.elementFromPoint(x, y); return !!(e && e.closest && e.closest(s)) && !window.__listenerRuns }`, selector, xy[0].Num(), xy[1].Num())
+			if (window.__listens) return false;
+			const e = document.elementFromPoint(x, y); return !!(e && e.closest && e.closest(s)) }`, selector, xy[0].Num(), xy[1].Num())
 		if err != nil || landed.Value.Bool() {
 			return
 		}
 		if attempt == 5 {
 			t.Fatalf("5 clicks on %s landed elsewhere: the page kept moving under the pointer", selector)
 		}
+	}
+}
+
+// pressDone presses the takeover's Done as a person does and waits until
+// the page took the answer (the takeover question is gone from it). The
+// page's form requests are recorded from before the click: a failure says
+// whether the answer was sent, what the dashboard answered, and the error
+// the page shows (printed when the test fails, here or later) — with the
+// daemon's log (fixture.Logger) the whole story of a press that did not end
+// a takeover.
+func pressDone(t *testing.T, p *rod.Page) {
+	t.Helper()
+	p.MustEval(`() => {
+		if (window.__htmxLog) return;
+		window.__htmxLog = [];
+		const note = (name, ev) => {
+			const d = ev.detail || {}, x = d.xhr, cfg = d.requestConfig || {};
+			window.__htmxLog.push([Math.round(performance.now()), name, (ev.target && (ev.target.id || ev.target.tagName)) || '',
+				cfg.verb || '', cfg.path || '', x ? x.status : '', d.successful === undefined ? '' : String(d.successful)].join(' '));
+		};
+		for (const name of ['htmx:beforeRequest', 'htmx:afterRequest', 'htmx:sendError', 'htmx:responseError', 'htmx:sendAbort', 'htmx:targetError', 'htmx:swapError', 'submit'])
+			document.addEventListener(name, ev => note(name, ev), true);
+	}`)
+	t.Cleanup(func() {
+		if t.Failed() {
+			// The test's own context may be over by now.
+			if res, err := p.Context(context.Background()).Timeout(10 * time.Second).Eval(`() => window.__htmxLog ? window.__htmxLog.join('\n') : '(no record: the page was replaced)'`); err == nil {
+				t.Logf("the page's requests from Done on:\n%s", res.Value.Str())
+			}
+		}
+	})
+	clickOn(t, p, "#takeover-done")
+	var state string
+	fixture.WaitUntil(t, "the page to take the takeover's Done", func() bool {
+		res, err := p.Eval(`() => {
+			const err = document.querySelector('#answer-status .alert.bad');
+			if (err) return 'error: ' + err.textContent.replace(/\s+/g, ' ').trim();
+			return document.querySelector('#takeover-done') ? '' : 'taken';
+		}`)
+		if err != nil {
+			return false
+		}
+		state = res.Value.Str()
+		return state != ""
+	})
+	if state != "taken" {
+		t.Fatalf("pressing Done: the page shows %s", state)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -47,8 +45,9 @@ func newEnvConfig(t *testing.T, token string, run bool, cfg engine.Config) *env 
 	if err != nil {
 		t.Fatal(err)
 	}
+	log := fixture.Logger(t)
 	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{devtpl.Echo{}, devtpl.Echo{Once: true}, devtpl.ToolJob{}},
-		Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
+		Config: cfg, Logger: log, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +60,7 @@ func newEnvConfig(t *testing.T, token string, run bool, cfg engine.Config) *env 
 		close(done)
 	}
 	e.dash = web.New(web.Options{Engine: eng, Token: token, DBPath: path, Version: "test",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: log})
 	e.srv = httptest.NewServer(e.dash)
 	t.Cleanup(func() {
 		e.srv.Close()

@@ -61,7 +61,7 @@ func newLiveEnvWith(t *testing.T, o liveOptions) *liveEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := fixture.Logger(t)
 	if o.Log != nil {
 		log = slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -260,7 +260,7 @@ func TestTakeoverInChromium(t *testing.T) {
 	if got := text(t, page, `() => { const e = document.querySelector('#live .live-error'); return e ? e.textContent : '' }`); got != "" {
 		t.Fatalf("input refused: %s", got)
 	}
-	clickOn(t, page, "#takeover-done")
+	pressDone(t, page)
 
 	run = e.waitRun(id)
 	if run.Status != engine.StatusSucceeded {

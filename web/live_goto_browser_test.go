@@ -87,7 +87,7 @@ func TestAddressBarInTakeover(t *testing.T) {
 	}
 	until(t, page, "the bar showing the tab's address again", `() => document.querySelector('#live .live-goto-url').value === `+jsString(target))
 
-	clickOn(t, page, "#takeover-done")
+	pressDone(t, page)
 	run, err := d.eng.Wait(ctx, runID, nil)
 	if err != nil || run.Status != engine.StatusSucceeded {
 		t.Fatalf("sign-in run: %v %+v", err, run)

@@ -3,11 +3,8 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,11 +39,7 @@ func startProfileDaemon(t *testing.T, dbPath string) *profileDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w io.Writer = io.Discard
-	if os.Getenv("BT_DEBUG") != "" {
-		w = os.Stderr
-	}
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := fixture.Logger(t)
 	bm := browser.NewManager(browser.Options{TempDir: t.TempDir(), Logger: log})
 	eng, err := engine.New(engine.Options{Store: store, Templates: templates.All(bm, nil), Browser: bm,
 		Config: engine.Config{PollInterval: 50 * time.Millisecond, ShutdownGrace: 200 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
@@ -181,7 +174,7 @@ func TestProfileSignInThroughDashboard(t *testing.T) {
 	pasteInto(t, page, fixture.LoginPassword)
 	pressKey(t, page, input.Enter)
 	until(t, page, "the members page in the live view", `() => { const u = document.querySelector('#live .live-tab .live-url'); return !!u && u.textContent.endsWith('/members') }`)
-	clickOn(t, page, "#takeover-done")
+	pressDone(t, page)
 	run, err := d.eng.Wait(ctx, runID, nil)
 	if err != nil {
 		t.Fatal(err)
