@@ -10,3 +10,21 @@ document.addEventListener("click", function (ev) {
     setTimeout(function () { b.textContent = was; }, 1200);
   });
 });
+
+// A region that refreshes itself (hx-trigger "every …") is not redrawn
+// while a pointer is pressed inside it: the browser drops a click whose
+// element moved between press and release — even a move that keeps the
+// element (hx-preserve) — so a poll's answer landing in the middle of a
+// person's click on Done, Send or Cancel swallowed the click. The answer
+// is skipped; the next poll brings the region up to date.
+(function () {
+  var pressed = null;
+  document.addEventListener("pointerdown", function (ev) { pressed = ev.target; }, true);
+  document.addEventListener("pointerup", function () { pressed = null; }, true);
+  document.addEventListener("pointercancel", function () { pressed = null; }, true);
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var d = ev.detail, cfg = d.requestConfig || {};
+    if (!pressed || !d.target || cfg.verb !== "get" || cfg.elt !== d.target) return;
+    if (d.target.contains(pressed)) d.shouldSwap = false;
+  });
+})();

@@ -236,3 +236,53 @@ func pressDone(t *testing.T, p *rod.Page) {
 		t.Fatalf("pressing Done: the page shows %s", state)
 	}
 }
+
+// TestPressOutlivesARedraw: a person presses Yes on a waiting run's page
+// while the page's refresh of its live region comes in (a poll sent just
+// before the press), and releases after the refresh answered. The browser
+// drops a click whose element moved between press and release — the
+// answer form is kept across refreshes (hx-preserve), but keeping it moves
+// it — so before app.js held refreshes back during a press this click was
+// lost and the run waited on; now the click lands and the run goes on.
+func TestPressOutlivesARedraw(t *testing.T) {
+	fixture.NeedChromium(t)
+	e := newEnv(t, "", true)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
+	page := launchChromium(t).MustPage("").Context(ctx)
+	page.MustSetViewport(1280, 900, 1, false)
+	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`)
+	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	yes := `form.answer[data-request-id="go"] button[value="yes"]`
+	until(t, page, "the Yes button", `() => !!document.querySelector('`+yes+`')`)
+	res := page.MustEval(`(s) => {
+		window.__yes = 0;
+		window.__polls = 0;
+		document.addEventListener('click', ev => { if (ev.target.closest(s)) window.__yes++ }, true);
+		document.body.addEventListener('htmx:afterRequest', ev => {
+			const c = ev.detail.requestConfig || {};
+			if (c.verb === 'get' && c.elt && c.elt.id === 'run-live') window.__polls++;
+		});
+		const r = document.querySelector(s).getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2];
+	}`, yes).Arr()
+	at := proto.Point{X: res[0].Num(), Y: res[1].Num()}
+	if err := page.Mouse.MoveTo(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.Mouse.Down(proto.InputMouseButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The refresh a poll sent just before the press: the region's own GET,
+	// as its "every 1s" trigger sends it.
+	page.MustEval(`() => { window.__pollsAtPress = window.__polls;
+		htmx.ajax('GET', location.pathname, {source: '#run-live', target: '#run-live', swap: 'outerHTML'}) }`)
+	until(t, page, "the refresh's answer during the press", `() => window.__polls > window.__pollsAtPress`)
+	if err := page.Mouse.Up(proto.InputMouseButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, page, `() => String(window.__yes)`); got != "1" {
+		t.Fatalf("clicks on Yes after the press and release: %s, want 1 (the refresh swallowed the click)", got)
+	}
+	e.waitStatus(id, engine.StatusSucceeded)
+}
