@@ -192,7 +192,7 @@ func TestBatchNavigationTimeout(t *testing.T) {
 	}
 	// The browser dropped both requests, each after its full deadline, one
 	// after the other: the second no sooner than 2 x 1000 ms after the start.
-	wait, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	wait, cancel := fixture.Context(t)
 	defer cancel()
 	var aborted []time.Duration
 	for range hangs {

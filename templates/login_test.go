@@ -1,10 +1,8 @@
 package templates
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -13,7 +11,7 @@ import (
 // membersStatus loads /members in session id and returns the HTTP status.
 func membersStatus(t *testing.T, srv *fixture.Server, id string) int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	s, err := testManager(t).Session(ctx, id)
 	if err != nil {
