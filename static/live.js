@@ -37,6 +37,16 @@
     var input = ev.target.querySelector && ev.target.querySelector(".live-goto-url");
     if (input) input.removeAttribute("data-edited");
   });
+  // A "tabs" redraw replaces each tab's frame: the frame the person was
+  // typing into gets the focus back in the same task, so their next keys
+  // still go to the run's browser (a page whose title changes as it is
+  // typed into redraws the tabs at every key).
+  var focusedTab = null;
+  document.addEventListener("htmx:sseBeforeMessage", function (ev) {
+    if (ev.target.id !== "live-tabs") return;
+    var a = document.activeElement, tab = a && a.classList && a.classList.contains("frame") ? a.closest(".live-tab") : null;
+    focusedTab = tab ? tab.getAttribute("data-tab-id") : null;
+  });
   document.addEventListener("htmx:sseMessage", function (ev) {
     if (ev.target.id !== "live-tabs") return;
     ev.target.querySelectorAll(".live-tab").forEach(function (tab) {
@@ -47,6 +57,11 @@
       input.defaultValue = url.textContent;
       input.value = url.textContent;
     });
+    if (focusedTab !== null) {
+      var frame = ev.target.querySelector('.live-tab[data-tab-id="' + CSS.escape(focusedTab) + '"][data-closed="false"] .frame');
+      focusedTab = null;
+      if (frame && document.activeElement !== frame) frame.focus({ preventScroll: true });
+    }
   });
 
   // frameOf returns the frame under a takeover the event is on, or null.

@@ -8,6 +8,7 @@ import (
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 )
 
 // TestAddressBarInTakeover (issue 31): during the takeover of a profile's
@@ -86,6 +87,29 @@ func TestAddressBarInTakeover(t *testing.T) {
 		t.Fatalf("go to %s: %v", target, err)
 	}
 	until(t, page, "the bar showing the tab's address again", `() => document.querySelector('#live .live-goto-url').value === `+jsString(target))
+
+	// The person clicks into the frame to type there; a redraw of the tabs
+	// (the tab's address changes) replaces the frame and gives it the
+	// focus back, so their next keys still go to the run's browser.
+	corner := page.MustEval(`() => { const r = document.querySelector('#live .live-tab .frame').getBoundingClientRect(); return [r.x + 4, r.y + 4] }`).Arr()
+	if err := page.Mouse.MoveTo(proto.Point{X: corner[0].Num(), Y: corner[1].Num()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.Mouse.Click(proto.InputMouseButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+	until(t, page, "the click into the frame sent", `() => !document.querySelector('#live .live-tab[data-sending]')`)
+	const frameFocused = `() => String(!!document.activeElement && document.activeElement.matches('#live .live-tab .frame'))`
+	if got := text(t, page, frameFocused); got != "true" {
+		t.Fatalf("after a click into the frame, the frame has the focus: %s, want true", got)
+	}
+	if err := d.bm.GoTo(ctx, runID, tabs[0].ID, third); err != nil {
+		t.Fatalf("go to %s: %v", third, err)
+	}
+	until(t, page, "the third address in the live view again", `() => document.querySelector('#live .live-tab .live-url').textContent === `+jsString(third))
+	if got := text(t, page, frameFocused); got != "true" {
+		t.Fatalf("after a redraw of the tabs, the frame has the focus: %s, want true (the person's next keys would go nowhere)", got)
+	}
 
 	pressDone(t, page)
 	run, err := d.eng.Wait(ctx, runID, nil)
