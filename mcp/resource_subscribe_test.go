@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,9 +73,14 @@ func TestSubscribedRunResourceSendsUpdates(t *testing.T) {
 			t.Errorf("subscribe %s: no error", bad)
 		}
 	}
-	srv.watchers.mu.Lock()
-	defer srv.watchers.mu.Unlock()
-	if n := len(srv.watchers.byURI); n != 0 {
-		t.Errorf("%d watchers left after the run ended and the client unsubscribed", n)
-	}
+	// The watcher lets go on its own: when the run ended (after its last
+	// update, which the client may read first) and when the subscription
+	// ends — under 2026-07-28 Unsubscribe cancels the listen stream and
+	// the server unsubscribes when it sees the cancellation, after
+	// Unsubscribe returned. A watcher that never lets go fails here.
+	fixture.WaitUntil(t, "no watchers left after the run ended and the client unsubscribed", func() bool {
+		srv.watchers.mu.Lock()
+		defer srv.watchers.mu.Unlock()
+		return len(srv.watchers.byURI) == 0
+	})
 }
