@@ -28,3 +28,21 @@ document.addEventListener("click", function (ev) {
     if (d.target.contains(pressed)) d.shouldSwap = false;
   });
 })();
+
+// The reply to a person's action (an answer, a cancel) goes into the
+// region as it is now. htmx picks a request's target when it sends the
+// request; a region that refreshed itself while the request was out is a
+// new element, and htmx drops a reply whose target left the page — the
+// person's Done went unseen, the page kept showing the question, and with
+// the focus still on the button it stopped refreshing. The target is
+// changed on htmx:beforeOnLoad, which htmx fires on the requesting element
+// (still on the page: a kept answer form) and reads the target from
+// after; htmx:beforeSwap goes to the old target, off the page, where no
+// listener hears it. A refresh (GET) whose target was replaced is dropped
+// as before: it is older than what replaced it.
+document.addEventListener("htmx:beforeOnLoad", function (ev) {
+  var d = ev.detail, cfg = d.requestConfig || {};
+  if (!d.target || d.target.isConnected || cfg.verb === "get" || !d.target.id) return;
+  var now = document.getElementById(d.target.id);
+  if (now) d.target = now;
+});

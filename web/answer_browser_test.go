@@ -204,17 +204,28 @@ func pressDone(t *testing.T, p *rod.Page) {
 		window.__htmxLog = [];
 		const note = (name, ev) => {
 			const d = ev.detail || {}, x = d.xhr, cfg = d.requestConfig || {};
+			const said = name === 'htmx:afterRequest' && x && typeof x.responseText === 'string'
+				? (x.responseText.includes('takeover-done') ? 'reply asks' : 'reply does not ask') + ' status=' + ((x.responseText.match(/data-status="([^"]*)"/) || [])[1] || '?')
+				: '';
 			window.__htmxLog.push([Math.round(performance.now()), name, (ev.target && (ev.target.id || ev.target.tagName)) || '',
-				cfg.verb || '', cfg.path || '', x ? x.status : '', d.successful === undefined ? '' : String(d.successful)].join(' '));
+				cfg.verb || '', cfg.path || '', x ? x.status : '', d.successful === undefined ? '' : String(d.successful), said].join(' '));
 		};
-		for (const name of ['htmx:beforeRequest', 'htmx:afterRequest', 'htmx:sendError', 'htmx:responseError', 'htmx:sendAbort', 'htmx:targetError', 'htmx:swapError', 'submit'])
+		for (const name of ['htmx:beforeRequest', 'htmx:afterRequest', 'htmx:beforeSwap', 'htmx:afterSwap', 'htmx:sendError', 'htmx:responseError', 'htmx:sendAbort', 'htmx:targetError', 'htmx:swapError', 'submit', 'pointerdown', 'pointerup', 'focusin'])
 			document.addEventListener(name, ev => note(name, ev), true);
 	}`)
 	t.Cleanup(func() {
 		if t.Failed() {
 			// The test's own context may be over by now.
-			if res, err := p.Context(context.Background()).Timeout(10 * time.Second).Eval(`() => window.__htmxLog ? window.__htmxLog.join('\n') : '(no record: the page was replaced)'`); err == nil {
-				t.Logf("the page's requests from Done on:\n%s", res.Value.Str())
+			if res, err := p.Context(context.Background()).Timeout(10 * time.Second).Eval(`() => {
+				const done = document.querySelector('#takeover-done'), live = document.querySelector('#run-live'), a = document.activeElement;
+				const state = ['now ' + Math.round(performance.now()),
+					'Done buttons: ' + document.querySelectorAll('#takeover-done').length + (done ? ' (in #run-live: ' + !!done.closest('#run-live') + ')' : ''),
+					'#run-live: ' + (live ? 'status=' + live.dataset.status + ' polls=' + live.hasAttribute('hx-get') : 'none'),
+					'preserve pantry: ' + !!document.getElementById('--htmx-preserve-pantry--'),
+					'focus: ' + (a ? a.tagName + '#' + a.id : 'none')];
+				return (window.__htmxLog ? window.__htmxLog.join('\n') : '(no record: the page was replaced)') + '\n' + state.join('\n');
+			}`); err == nil {
+				t.Logf("the page's requests and events from Done on, then its state:\n%s", res.Value.Str())
 			}
 		}
 	})
@@ -283,6 +294,64 @@ func TestPressOutlivesARedraw(t *testing.T) {
 	}
 	if got := text(t, page, `() => String(window.__yes)`); got != "1" {
 		t.Fatalf("clicks on Yes after the press and release: %s, want 1 (the refresh swallowed the click)", got)
+	}
+	e.waitStatus(id, engine.StatusSucceeded)
+}
+
+// TestAnswerOutlivesARefresh: a person presses Yes; while the answer is on
+// its way, the page's refresh of its live region (sent before the answer
+// reached the daemon, so it still shows the question) comes back and
+// replaces the region. htmx picked the answer's target — the region — when
+// it sent the answer, so its reply found that element gone and was dropped:
+// the page kept the question and, with the focus on Yes, stopped
+// refreshing (CI: TestAddressBarInTakeover waited 20 minutes for Done to
+// go). Now the reply goes into the region as it is: the question is gone
+// the moment the answer's reply is in.
+func TestAnswerOutlivesARefresh(t *testing.T) {
+	fixture.NeedChromium(t)
+	e := newEnv(t, "", true)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
+	page := launchChromium(t).MustPage("").Context(ctx)
+	page.MustSetViewport(1280, 900, 1, false)
+	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`)
+	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	form := `form.answer[data-request-id="go"]`
+	until(t, page, "the question", `() => !!document.querySelector('`+form+`')`)
+	// Hold the answer in the page once htmx sent it (its target chosen),
+	// and count the region's refreshes and the answer's replies.
+	page.MustEval(`() => {
+		window.__polls = 0; window.__answers = 0; window.__held = null;
+		const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+		XMLHttpRequest.prototype.open = function (method, url) { this.__answer = method === 'POST' && /\/answer$/.test(url); return open.apply(this, arguments); };
+		XMLHttpRequest.prototype.send = function (body) {
+			if (this.__answer && !window.__held) { window.__held = () => send.call(this, body); return; }
+			return send.call(this, body);
+		};
+		document.addEventListener('htmx:afterRequest', ev => {
+			const c = ev.detail.requestConfig || {};
+			if (c.verb === 'get') window.__polls++;
+			if (c.verb === 'post') window.__answers++;
+		});
+	}`)
+	clickOn(t, page, form+` button[value="yes"]`)
+	until(t, page, "the answer held after htmx sent it", `() => !!window.__held`)
+	// The refresh that was out when the answer left: it still shows the
+	// question, and it replaces the region the answer targets.
+	page.MustEval(`() => { window.__pollsBefore = window.__polls;
+		htmx.ajax('GET', location.pathname, {source: '#run-live', target: '#run-live', swap: 'outerHTML'}) }`)
+	until(t, page, "the refresh's reply", `() => window.__polls > window.__pollsBefore`)
+	if got := text(t, page, `() => String(!!document.querySelector('`+form+`'))`); got != "true" {
+		t.Fatalf("the refresh sent before the answer shows the question: %s, want true (the test would prove nothing)", got)
+	}
+	page.MustEval(`() => window.__held()`)
+	until(t, page, "the answer's reply", `() => window.__answers > 0`)
+	got := text(t, page, `() => {
+		const ok = document.querySelector('#answer-status .alert.ok');
+		return [String(!!document.querySelector('`+form+`')), ok ? ok.textContent.trim() : 'no note'].join('|');
+	}`)
+	if got != "false|Answer sent (go)." {
+		t.Fatalf("after the answer's reply: question shown|note = %s, want false|Answer sent (go). (the reply was dropped)", got)
 	}
 	e.waitStatus(id, engine.StatusSucceeded)
 }

@@ -8,8 +8,12 @@ import (
 )
 
 // liveTrigger is the run page's refresh: every second, except while the
-// focus is in an answer form (a half-typed answer is never swapped away).
-const liveTrigger = "every 1s [!(document.activeElement && document.activeElement.closest('form.answer'))]"
+// person types in an answer form's field (a half-typed answer is never
+// swapped away). A focused button does not pause it: the browser focuses
+// a button it clicks, and a page that stopped refreshing whenever Done or
+// Yes kept the focus would show a finished run as waiting for good if the
+// answer's reply ever went missing.
+const liveTrigger = "every 1s [!(document.activeElement && document.activeElement.matches('form.answer input, form.answer textarea'))]"
 
 // statusLabel is a status as people read it.
 func statusLabel(s string) string {
