@@ -13,6 +13,9 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 	before := make([]string, 0, len(e.active))
 	executing := make([]HeldRun, 0, len(e.active))
 	for id, a := range e.active {
+		if a.finished.Load() {
+			continue // its final state is stored: it is not held any more
+		}
 		before = append(before, id)
 		executing = append(executing, HeldRun{RunID: id, Attempt: a.run.Attempt})
 	}
@@ -32,7 +35,7 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 		still[id] = true
 	}
 	for _, id := range before {
-		if !still[id] && e.interrupt(id, errCauseLost) {
+		if !still[id] && e.interruptUnfinished(id, errCauseLost) {
 			e.log.Info("run stopped: cancelled or recovered by another process", "runId", id)
 		}
 	}

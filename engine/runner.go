@@ -144,6 +144,11 @@ func (e *Engine) finish(r *Run, st RunStatus, result json.RawMessage, rerr *Erro
 func (e *Engine) finishWith(r *Run, st RunStatus, result json.RawMessage, rerr *Error, p *Progress) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	e.mu.Lock()
+	if a := e.active[r.RunID]; a != nil && a.run == r {
+		a.finished.Store(true)
+	}
+	e.mu.Unlock()
 	err := e.store.FinishRun(ctx, Finish{
 		RunID: r.RunID, OwnerID: e.ownerID, Attempt: r.Attempt, Status: st, Result: result, Error: rerr,
 		Now: e.now(), RunTTLMs: e.cfg.RunTTL.Milliseconds(), Progress: p,

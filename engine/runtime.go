@@ -65,6 +65,12 @@ type activeRun struct {
 	// (nil before), for a takeover asked on its behalf (live.go).
 	env *runEnv
 	ctx context.Context
+	// finished is set when the run's final state is being stored: from
+	// then on it only winds down here (closing its session) and is no
+	// longer held, and a heartbeat must not take it for one another
+	// process cancelled or recovered (a final write that lost to such a
+	// process is discarded and logged as that).
+	finished atomic.Bool
 }
 
 // Options wire an Engine.

@@ -95,6 +95,20 @@ func (e *Engine) interrupt(runID string, cause error) bool {
 	return ok
 }
 
+// interruptUnfinished is interrupt for a run whose final state this
+// process has not stored: one that finished while a heartbeat was asking
+// the store what it holds is winding down, not lost.
+func (e *Engine) interruptUnfinished(runID string, cause error) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, ok := e.active[runID]
+	if !ok || a.finished.Load() {
+		return false
+	}
+	a.cancel(cause)
+	return true
+}
+
 // executeGuarded is execute with a last line of defence: a panic outside the
 // template (in the engine's own bookkeeping or a browser callback it calls)
 // fails the run with EXECUTION_ERROR "internal error" and logs the stack,
