@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod/lib/proto"
 
@@ -37,7 +36,7 @@ func assetHits(site *fixture.Server, host string, n int, kind string) int {
 func loadAssets(t *testing.T, tb *Tab, site *fixture.Server, n int) {
 	t.Helper()
 	u := site.URL("/assets/page/" + strconv.Itoa(n))
-	res, err := tb.Navigate(testCtx(t, 20*time.Second), u, settled)
+	res, err := tb.Navigate(testCtx(t), u, settled)
 	if err != nil {
 		t.Fatalf("page %d: %v", n, err)
 	}
@@ -63,7 +62,7 @@ func TestBlockResourcesPerHolder(t *testing.T) {
 		t.Fatalf("the policy pauses %d patterns; this test needs none", len(pats))
 	}
 	tb := testTab(t, m, "sess_block")
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 
 	loadAssets(t, tb, site, 1)
 	if n := tb.t.paused.Load(); n != 0 {
@@ -142,11 +141,11 @@ func TestBlockResourcesCrossSiteFrame(t *testing.T) {
 	m := newManager(t, Options{})
 	tb := testTab(t, m, "sess_block_frame")
 	defer tb.Release(true)
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	frame := func(n int) {
 		t.Helper()
 		inner := "http://localhost:" + port + "/assets/page/" + strconv.Itoa(n)
-		if _, err := tb.Navigate(testCtx(t, 20*time.Second), site.URL("/frame?src="+url.QueryEscape(inner)), WaitLoad); err != nil {
+		if _, err := tb.Navigate(testCtx(t), site.URL("/frame?src="+url.QueryEscape(inner)), WaitLoad); err != nil {
 			t.Fatalf("frame %d: %v", n, err)
 		}
 		if site.HostHits("localhost", "/assets/page/"+strconv.Itoa(n)) != 1 {
@@ -202,7 +201,7 @@ func outOfProcess(ctx context.Context, tb *Tab, u string) bool {
 func TestExportStateContactsNoOrigin(t *testing.T) {
 	site := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	if err := m.OpenSession(ctx, "sess_export", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -18,7 +17,7 @@ import (
 func TestScreenshotOfEveryTab(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_shots")
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 func TestRendererCrashIsPageCrashed(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_crash")
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -65,7 +64,7 @@ func TestDialogsAreAnswered(t *testing.T) {
 func TestDedicatedWorkersRun(t *testing.T) {
 	srv, hits := dialogWorkerSite(t)
 	m := newManager(t, Options{DenyHosts: []string{"127.0.0.1:1"}})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	sess, err := m.Session(ctx, "sess_worker")
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -21,19 +20,23 @@ func newManager(t *testing.T, o Options) *Manager {
 	return m
 }
 
-func testCtx(t *testing.T, d time.Duration) context.Context {
+// testCtx is the context a test's browser calls run under: the test's
+// own deadline (fixture.Context), not a guessed bound — a loaded machine
+// launches Chromium and loads pages slower, never wrongly. A test whose
+// promise is about time bounds that call itself.
+func testCtx(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := fixture.Context(t)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // testTab opens session sessionID of m (launching the browser on first
-// use, under a deadline of its own) and takes a tab held for the rest of
+// use) and takes a tab held for the rest of
 // the test at most; the caller releases it.
 func testTab(t *testing.T, m *Manager, sessionID string) *Tab {
 	t.Helper()
-	s, err := m.Session(testCtx(t, 30*time.Second), sessionID)
+	s, err := m.Session(testCtx(t), sessionID)
 	if err != nil {
 		t.Fatal(err)
 	}

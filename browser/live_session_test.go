@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -17,7 +16,7 @@ import (
 func TestSessionTabsInTheLiveViews(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testCtx(t)
 	if err := m.OpenSession(ctx, "sess_tools", nil); err != nil {
 		t.Fatal(err)
 	}

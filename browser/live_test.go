@@ -37,14 +37,16 @@ func (c *cdpCounter) count(method string) int {
 // nextFrame waits for a frame on ch.
 func nextFrame(t *testing.T, ch <-chan engine.LiveFrame) engine.LiveFrame {
 	t.Helper()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case f, ok := <-ch:
 		if !ok {
 			t.Fatal("the frame stream ended")
 		}
 		return f
-	case <-time.After(20 * time.Second):
-		t.Fatal("no frame within 20 s")
+	case <-ctx.Done():
+		t.Fatal("no frame")
 	}
 	return engine.LiveFrame{}
 }
@@ -190,11 +192,11 @@ func TestLiveInputAndHold(t *testing.T) {
 // a context marked with the run (as the engine marks a run's context).
 func runTab(t *testing.T, m *Manager, sessionID, runID string) (context.Context, *Tab) {
 	t.Helper()
-	s, err := m.Session(testCtx(t, 30*time.Second), sessionID)
+	s, err := m.Session(testCtx(t), sessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := engine.WithRunID(testCtx(t, 60*time.Second), runID)
+	ctx := engine.WithRunID(testCtx(t), runID)
 	tb, err := s.AcquireTab(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
 // svgUsePage is the smallest page found that reproduces the stall of
@@ -50,7 +49,7 @@ func TestLoadBesideAnIdleTab(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	m := newManager(t, Options{})
-	s, err := m.Session(testCtx(t, 30*time.Second), "s")
+	s, err := m.Session(testCtx(t), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +63,7 @@ func TestLoadBesideAnIdleTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Release(false)
-	_, err = tb.Navigate(testCtx(t, 15*time.Second), site.URL+"/", "")
+	_, err = tb.Navigate(testCtx(t), site.URL+"/", "")
 	if err != nil {
 		t.Fatalf("the page with an SVG <use> did not load beside an idle tab: %v", err)
 	}

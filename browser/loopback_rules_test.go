@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -49,7 +48,7 @@ func TestLoopbackResolverRules(t *testing.T) {
 			m := newManager(t, Options{ExtraArgs: c.args})
 			tb := testTab(t, m, "sess_probe")
 			defer tb.Release(false)
-			res, err := tb.Navigate(testCtx(t, 30*time.Second), srv.URL+"/page", WaitLoad)
+			res, err := tb.Navigate(testCtx(t), srv.URL+"/page", WaitLoad)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -20,7 +19,7 @@ func TestLaunchNavigateAndDescribe(t *testing.T) {
 	if len(m.PIDs()) != 0 {
 		t.Fatalf("browser launched before first use: %v", m.PIDs())
 	}
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_a")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +72,7 @@ func TestLaunchNavigateAndDescribe(t *testing.T) {
 func TestSessionsAreIsolated(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	body := func(sessionID, path string) string {
 		tb := testTab(t, m, sessionID)
 		defer tb.Release(true)
@@ -107,7 +106,7 @@ func TestSessionsAreIsolated(t *testing.T) {
 
 func TestCloseKillsProcessGroupAndProfile(t *testing.T) {
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_k")
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +142,7 @@ func TestCloseKillsProcessGroupAndProfile(t *testing.T) {
 func TestBrowserDeathRelaunches(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 40*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_old")
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +176,7 @@ func TestBrowserDeathRelaunches(t *testing.T) {
 func TestNoBrowserError(t *testing.T) {
 	m := NewManager(Options{Browser: []string{filepath.Join(t.TempDir(), "no-such-chrome")}, TempDir: t.TempDir()})
 	defer m.Close()
-	_, err := m.Session(testCtx(t, 10*time.Second), "sess_x")
+	_, err := m.Session(testCtx(t), "sess_x")
 	if engine.CodeOf(err) != engine.ExecutionError {
 		t.Fatalf("err = %v, want EXECUTION_ERROR", err)
 	}
@@ -215,7 +214,7 @@ func TestRemoteEndpointPool(t *testing.T) {
 	fixture.NeedChromium(t)
 	srv := fixture.New(t)
 	bin, _ := findBinary()
-	ctx := testCtx(t, 40*time.Second)
+	ctx := testCtx(t)
 	proc, err := startProcess(ctx, bin, t.TempDir(), false, nil, nil)
 	if err != nil {
 		t.Fatal(err)

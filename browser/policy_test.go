@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -27,7 +26,7 @@ func navigateWait(t *testing.T, m *Manager, sessionID, url, waitFor string) (eng
 	t.Helper()
 	tb := testTab(t, m, sessionID)
 	defer tb.Release(true)
-	_, err := tb.Navigate(testCtx(t, 20*time.Second), url, waitFor)
+	_, err := tb.Navigate(testCtx(t), url, waitFor)
 	if err == nil {
 		return "", nil
 	}
@@ -96,7 +95,7 @@ func TestPolicyRefusalWinsOverDeadline(t *testing.T) {
 	m.DenyHost(daemon.Host())
 	tb := testTab(t, m, "sess_refusal_deadline")
 	defer tb.Release(true)
-	ctx, endDeadline := context.WithCancelCause(testCtx(t, 30*time.Second))
+	ctx, endDeadline := context.WithCancelCause(testCtx(t))
 	done := make(chan error, 1)
 	go func() {
 		_, err := tb.Navigate(ctx, page.URL, WaitLoad)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -90,7 +89,7 @@ func TestPoolCapacityFailoverAndReturn(t *testing.T) {
 	_ = dead.Close()
 	m := newManager(t, Options{Browser: []string{"http://" + px.addr, "capacity=1", c.WS, "capacity=2",
 		"http://" + dead.Addr().String(), "capacity=5"}})
-	ctx := testCtx(t, 120*time.Second)
+	ctx := testCtx(t)
 	var s *Session
 	s, err = m.Session(ctx, "sess_pool")
 	if err != nil {

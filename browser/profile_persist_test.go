@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"log/slog"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 func TestProfileInstanceKeepsCookies(t *testing.T) {
 	fixture.NeedChromium(t)
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	launch := func() *instance {
 		return &instance{tempDir: t.TempDir(), userDataDir: dir, log: slog.New(slog.DiscardHandler)}

@@ -154,7 +154,7 @@ func wsProbe(t *testing.T, m *Manager, sessionID, page string, urls ...string) [
 	t.Helper()
 	tb := testTab(t, m, sessionID)
 	defer tb.Release(true)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testCtx(t)
 	if _, err := tb.Navigate(ctx, page, WaitLoad); err != nil {
 		t.Fatalf("load %s: %v", page, err)
 	}

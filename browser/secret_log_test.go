@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -41,7 +40,7 @@ func TestBlockedRequestLogMasksRunSecrets(t *testing.T) {
 	daemon := fixture.New(t) // stands for the daemon's own listener
 	m := newManager(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	m.DenyHost(daemon.Host())
-	s, err := m.Session(testCtx(t, 30*time.Second), "sess_log")
+	s, err := m.Session(testCtx(t), "sess_log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +53,7 @@ func TestBlockedRequestLogMasksRunSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Release(true)
-	_, err = tb.Navigate(testCtx(t, 20*time.Second), site.URL("/redirect?to="+daemon.URL("/page/1?pin="+secret)), WaitLoad)
+	_, err = tb.Navigate(testCtx(t), site.URL("/redirect?to="+daemon.URL("/page/1?pin="+secret)), WaitLoad)
 	if e := engine.AsError(err); err == nil || e.Details["policy"] != "daemon-address" {
 		t.Fatalf("navigation: %v, want refused with policy daemon-address", err)
 	}

@@ -13,7 +13,7 @@ import (
 func TestTabPoolReusesAndCaps(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{MaxTabsPerSession: 2})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_pool")
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestTabPoolReusesAndCaps(t *testing.T) {
 func TestCancelStopsFetching(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_cancel")
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestCancelStopsFetching(t *testing.T) {
 	}()
 	select {
 	case <-srv.Hung():
-	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("the browser never requested /hang")
 	}
 	canceledAt := time.Now()
@@ -125,7 +125,7 @@ func TestCancelStopsFetching(t *testing.T) {
 func TestNavigateDeadlines(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 40*time.Second)
+	ctx := testCtx(t)
 	s, err := m.Session(ctx, "sess_deadline")
 	if err != nil {
 		t.Fatal(err)

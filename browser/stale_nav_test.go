@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // staleNavSite serves pages that leave for /landed on their own once
@@ -55,7 +54,7 @@ func TestNavigateAfterSelfNavigatingPage(t *testing.T) {
 	var redirects atomic.Int64
 	srv := staleNavSite(t, &redirects)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 240*time.Second)
+	ctx := testCtx(t)
 	tb := testTab(t, m, "sess_stale")
 	defer tb.Release(true)
 	const rounds = 100

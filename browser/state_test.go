@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -16,7 +15,7 @@ func evalIn(t *testing.T, m *Manager, id, u, expr string) (string, int) {
 	t.Helper()
 	tb := testTab(t, m, id)
 	defer tb.Release(true)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := testCtx(t)
 	nav, err := tb.Navigate(ctx, u, WaitLoad)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +35,7 @@ func evalIn(t *testing.T, m *Manager, id, u, expr string) (string, int) {
 func TestExportImportState(t *testing.T) {
 	srv := fixture.New(t)
 	m := newManager(t, Options{})
-	ctx := testCtx(t, 40*time.Second)
+	ctx := testCtx(t)
 	if err := m.OpenSession(ctx, "sess_a", nil); err != nil {
 		t.Fatal(err)
 	}
