@@ -30,10 +30,10 @@ func newFetcher(t *testing.T, o Options) *Fetcher {
 	return f
 }
 
-// fetch fetches u with a 10 s test deadline.
+// fetch fetches u within the test's deadline.
 func fetch(t *testing.T, f *Fetcher, u string) (*Page, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	return f.Fetch(ctx, u)
 }
@@ -316,9 +316,11 @@ func TestTimeBound(t *testing.T) {
 	if e.Details["url"] != srv.URL("/hang") {
 		t.Fatalf("details = %v", e.Details)
 	}
+	wctx, wcancel := fixture.Context(t)
+	defer wcancel()
 	select {
 	case <-srv.Aborted():
-	case <-time.After(5 * time.Second):
+	case <-wctx.Done():
 		t.Fatal("the server never saw the request end")
 	}
 

@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/page"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // counted serves h and counts requests by path.
@@ -37,7 +37,7 @@ func (c *counted) count(path string) int {
 // textOf fetches u, loads its sheets and returns its text and report.
 func textOf(t *testing.T, f *Fetcher, u string) (string, []page.SheetUse) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	pg, err := f.Fetch(ctx, u)
 	if err != nil {
@@ -164,7 +164,7 @@ func TestDocumentPythonDocHeaderlink(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	f := newFetcher(t, Options{Policy: engine.URLPolicy{TrustLevel: "local"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	pg, err := f.Fetch(ctx, srv.URL+"/using/index.html")
 	if err != nil {
