@@ -195,11 +195,13 @@ func (d *daemon) check(t *testing.T, p path) {
 	d.f.arm(p.site)
 	defer d.f.arm("")
 	r := d.run(t, p)
-	// A loop's tick may come after the run: wait for it (the bound only
-	// ends a failing test).
+	// A loop's tick may come after the run: wait for it (the test's
+	// deadline only ends a failing test).
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-d.f.hit:
-	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("run %s (%s %v) never reached %s", r.RunID, r.Status, r.Error, p.site)
 	}
 	internal := func(e *engine.Error) bool {
@@ -250,7 +252,7 @@ func (d *daemon) progressRelay(t *testing.T) {
 	defer d.f.arm("")
 	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_task_template","_meta":{"progressToken":"p1"},` +
 		`"arguments":{"templateId":"dev_echo","inputs":{"items":2},"options":{"mode":"sync"}}}}`
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	code, out, _, err := rawmcp.Post(ctx, d.addr, sid, body)
 	if err != nil || code != 200 || !strings.Contains(out, `\"status\":\"succeeded\"`) && !strings.Contains(out, `"status":"succeeded"`) {
