@@ -60,7 +60,7 @@ func TestAskWaitsForTheAnswer(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("AnswerQuestionMCP = %v, %v", ok, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	run, err := eng.Wait(ctx, id, nil)
 	if err != nil || run.Status != engine.StatusSucceeded {

@@ -174,7 +174,7 @@ func (h *harness) submit(inputs string, opts ...func(*engine.SubmitRequest)) *en
 
 func (h *harness) wait(id string) *engine.Run {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := fixture.Context(h.t)
 	defer cancel()
 	r, err := h.eng.Wait(ctx, id, nil)
 	if err != nil {

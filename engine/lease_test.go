@@ -58,7 +58,7 @@ func submitAsync(t *testing.T, eng *engine.Engine, tpl, inputs string) string {
 
 func waitRun(t *testing.T, eng *engine.Engine, id string) *engine.Run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	r, err := eng.Wait(ctx, id, nil)
 	if err != nil {
