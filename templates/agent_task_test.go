@@ -1,14 +1,12 @@
 package templates
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/agent"
@@ -83,7 +81,7 @@ func runAgent(t *testing.T, model modelfill.Sampler, env *fakeEnv, schema string
 	if err := tpl.Check(env.inputs, env.profile); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := tpl.Run(ctx, schemaEnv{fakeEnv: env, schema: json.RawMessage(schema)})
 	if err != nil {

@@ -1,10 +1,8 @@
 package templates
 
 import (
-	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -37,7 +35,7 @@ func TestBatchExtractRenderHTTP(t *testing.T) {
 	if err := tpl.Check(httpEnv.inputs, httpEnv.profile); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	got, err := tpl.Run(ctx, httpEnv)
 	if err != nil {

@@ -273,10 +273,12 @@ func TestBatchCancelStopsWithin2s(t *testing.T) {
 		o, err := tpl.Run(ctx, env)
 		done <- result{o, err}
 	}()
+	waitCtx, waitCancel := fixture.Context(t)
+	defer waitCancel()
 	for i := 0; i < 2; i++ { // two tabs are stuck on /hang
 		select {
 		case <-srv.Hung():
-		case <-time.After(15 * time.Second):
+		case <-waitCtx.Done():
 			t.Fatal("/hang never requested")
 		}
 	}

@@ -1,14 +1,12 @@
 package templates
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -255,7 +253,7 @@ func TestCrawlSiteConcurrentEachPageOnce(t *testing.T) {
 // it returns once Run did.
 func runCrawlUntil(t *testing.T, tpl engine.Template, env *fakeEnv, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	env.onCheckpoint = func(k int) {
 		if k == n {

@@ -1,11 +1,9 @@
 package templates
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -145,7 +143,7 @@ func TestDeepPageExtractStructured(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.inputs["concurrency"] = 1
 			env := schemaEnv{newEnv(t, mustJSON(t, c.inputs)), json.RawMessage(schema)}
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			ctx, cancel := fixture.Context(t)
 			defer cancel()
 			out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env)
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
@@ -41,7 +40,7 @@ func itemDepth(d *int) int {
 func TestExtractStructuredCrawl(t *testing.T) {
 	srv := fixture.New(t)
 	m := testManager(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 
 	listEnv := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": productURLs(srv), "concurrency": 2})), json.RawMessage(structuredSchema)}
@@ -255,7 +254,7 @@ func TestExtractStructuredCrawlResume(t *testing.T) {
 	for _, it := range done {
 		second.done[it.Key] = it
 	}
-	rctx, rcancel := context.WithTimeout(context.Background(), 90*time.Second)
+	rctx, rcancel := fixture.Context(t)
 	defer rcancel()
 	out, err := runStructured(t, rctx, tpl, second)
 	if err != nil {
@@ -314,7 +313,7 @@ func TestExtractStructuredBlockResources(t *testing.T) {
 			in["blockResources"] = c.input
 		}
 		env := schemaEnv{newEnv(t, mustJSON(t, in)), json.RawMessage(schema)}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := fixture.Context(t)
 		out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env)
 		cancel()
 		if err != nil {
@@ -340,7 +339,7 @@ func TestExtractStructuredRenderAuto(t *testing.T) {
 	m := testManager(t)
 	local := strings.Replace(srv.URL(""), "127.0.0.1", "localhost", 1)
 	urls := append(productURLs(srv), local+"/products/scripted", local+"/products/og")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 
 	bEnv := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "concurrency": 1})), json.RawMessage(structuredSchema)}

@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,9 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // honestPage is shaped like a Sphinx chapter: a section whose text starts
@@ -58,7 +57,7 @@ func runHonest(t *testing.T, urls []string, render string, schema json.RawMessag
 		tpl = NewExtractStructured(testManager(t), nil)
 	}
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "render": render})), schema}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := runStructured(t, ctx, tpl, env)
 	if err != nil && engine.CodeOf(err) != engine.StepExecutionFailed {

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/modelfill"
@@ -104,7 +103,7 @@ func TestExtractStructuredNoModel(t *testing.T) {
 	srv := fixture.New(t)
 	urls := productURLs(srv)
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "concurrency": 2})), json.RawMessage(structuredSchema)}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env)
 	if err != nil {
@@ -190,7 +189,7 @@ func TestExtractStructuredNoModel(t *testing.T) {
 func TestExtractStructuredAllFailAndNoSchema(t *testing.T) {
 	srv := fixture.New(t)
 	tpl := NewExtractStructured(testManager(t), nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": []string{srv.URL("/products/noprice"), srv.URL("/status/404")}})), json.RawMessage(structuredSchema)}
 	_, err := runStructured(t, ctx, tpl, env)
@@ -274,7 +273,7 @@ func TestExtractStructuredModelFillsOnlyMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "concurrency": 3, "instruction": "prices in yen"})), json.RawMessage(structuredSchema)}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), model), env)
 	if err != nil {
@@ -368,7 +367,7 @@ func TestExtractStructuredModelErrorKeepsKeySecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": []string{srv.URL("/products/og"), srv.URL("/products/noprice")}})), json.RawMessage(structuredSchema)}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), model), env)
 	if err != nil {
@@ -415,7 +414,7 @@ func TestExtractStructuredStoppedRunKeepsItems(t *testing.T) {
 	if len(done) != 2 {
 		t.Fatalf("%d checkpoints before the stop, want 2", len(done))
 	}
-	kctx, kcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	kctx, kcancel := fixture.Context(t)
 	defer kcancel()
 	id, name, err := tpl.(engine.Keeper).Keep(kctx, env, done)
 	if err != nil || id != "art_items.json" || name != "items.json" {
@@ -435,7 +434,7 @@ func TestExtractStructuredStoppedRunKeepsItems(t *testing.T) {
 	for _, it := range done {
 		resumed.done[it.Key] = it
 	}
-	rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	rctx, rcancel := fixture.Context(t)
 	defer rcancel()
 	out, err := runStructured(t, rctx, tpl, resumed)
 	if err != nil {
@@ -504,7 +503,7 @@ func TestExtractStructuredClientSampling(t *testing.T) {
 		return json.RawMessage(`{"role": "assistant", "model": "client-model-1", "stopReason": "endTurn",
 			"content": {"type": "text", "text": "{\"price\": 4500}"}}`), nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := runStructured(t, ctx, NewExtractStructured(testManager(t), nil), env)
 	if err != nil {
@@ -566,7 +565,7 @@ func TestExtractStructuredRenderHTTP(t *testing.T) {
 	srv := fixture.New(t)
 	urls := productURLs(srv)
 	env := schemaEnv{newEnv(t, mustJSON(t, map[string]any{"urls": urls, "render": "http", "concurrency": 3})), json.RawMessage(structuredSchema)}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	out, err := runStructured(t, ctx, NewExtractStructured(nil, nil), env)
 	if err != nil {

@@ -1,14 +1,12 @@
 package templates
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/extract/fetch"
@@ -145,7 +143,7 @@ func TestHTTPExtractionEqualsBrowser(t *testing.T) {
 
 	mismatches := 0
 	for _, bp := range browserPages {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := fixture.Context(t)
 		pg, err := f.Fetch(ctx, bp.URL)
 		if err != nil {
 			cancel()

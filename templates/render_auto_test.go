@@ -426,7 +426,7 @@ func TestRenderAutoWithoutBrowser(t *testing.T) {
 	for _, it := range first.items {
 		second.done[it.Key] = it
 	}
-	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	rctx, rcancel := fixture.Context(t)
 	defer rcancel()
 	out, err := NewBatchExtractPages(nil).Run(rctx, second) // no browser
 	if err != nil {

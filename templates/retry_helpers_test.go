@@ -15,6 +15,7 @@ import (
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // The doubles and the engine of retry_test.go.
@@ -125,7 +126,7 @@ func (r *retryEngine) submit(t *testing.T, templateID string, inputs map[string]
 // wait returns the run once it is terminal.
 func (r *retryEngine) wait(t *testing.T, runID string) *engine.Run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	run, err := r.eng.Wait(ctx, runID, nil)
 	if err != nil {
@@ -177,12 +178,14 @@ func (r *retryEngine) items(t *testing.T, runID string) map[string]engine.Item {
 // waitHung waits until the site's hanging path is requested.
 func waitHung(t *testing.T, site *flakySite, path string) {
 	t.Helper()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case p := <-site.hung:
 		if p != path {
 			t.Fatalf("%s hung, want %s", p, path)
 		}
-	case <-time.After(60 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("%s was never requested", path)
 	}
 }

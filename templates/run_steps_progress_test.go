@@ -63,7 +63,7 @@ func TestRunStepsEndsAtItsStepCount(t *testing.T) {
 		{"action": "type", "selector": "#q", "text": "mug"},
 		{"action": "screenshot", "name": "form"},
 	}}))}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	if _, err := NewRunSteps(m).Run(ctx, env); err != nil {
 		t.Fatal(err)
