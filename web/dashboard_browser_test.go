@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -75,7 +74,7 @@ func clickAndAnswer(t *testing.T, p *rod.Page, selector string, accept bool) str
 	select {
 	case m := <-got:
 		return m
-	case <-time.After(10 * time.Second):
+	case <-p.GetContext().Done():
 		t.Fatalf("clicking %s opened no dialog", selector)
 		return ""
 	}
