@@ -1,13 +1,11 @@
 package snapshot
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 
@@ -50,7 +48,7 @@ func tabOn(t *testing.T, url string) *rod.Page {
 	fixture.NeedChromium(t)
 	m := browser.NewManager(browser.Options{TempDir: t.TempDir()})
 	t.Cleanup(func() { _ = m.Close() })
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	t.Cleanup(cancel)
 	s, err := m.Session(ctx, "snapshot-test")
 	if err != nil {
