@@ -105,7 +105,7 @@ func testLegacyTaskAsksThroughElicitation(t *testing.T) {
 		t.Fatalf("elicitation = %v", asked.params)
 	}
 	p.send(map[string]any{"jsonrpc": "2.0", "id": asked.id, "result": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}})
-	res, rerr := p.await(ch, 20*time.Second)
+	res, rerr := p.await(ch)
 	if rerr != nil {
 		t.Fatalf("tasks/result: %v", rerr)
 	}
@@ -136,7 +136,7 @@ func testLegacyTaskWithoutElicitation(t *testing.T) {
 	if ans["isError"] == true {
 		t.Fatalf("answer_task_run = %v", ans)
 	}
-	res, rerr := p.await(ch, 20*time.Second)
+	res, rerr := p.await(ch)
 	if rerr != nil || res["structuredContent"].(map[string]any)["status"] != "succeeded" {
 		t.Fatalf("tasks/result = %v, %v", res, rerr)
 	}

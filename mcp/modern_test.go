@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -383,7 +384,7 @@ func TestStdioServesBothGenerations(t *testing.T) {
 // template over HTTP (issue 10, acceptance 3).
 func TestGoClientModernOverHTTP(t *testing.T) {
 	c := newModernServer(t, newEngine(t, engine.Config{}), HTTPOptions{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "modern-go", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: c.url}, nil)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -126,7 +127,7 @@ func newLoggedClient(t *testing.T, eng Engine) (*testClient, *logRecorder) {
 // for reason, with one status event saying so.
 func canceledBy(t *testing.T, eng *engine.Engine, id, reason string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	run, err := eng.Wait(ctx, id, nil)
 	if err != nil {

@@ -1,14 +1,13 @@
 package mcp
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,7 +26,7 @@ func newSSEServer(t *testing.T, opts HTTPOptions) *httptest.Server {
 // HTTP+SSE transport sees the same tools and gets answers.
 func TestSSEClientListsAndCalls(t *testing.T) {
 	ts := newSSEServer(t, HTTPOptions{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "sse-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.SSEClientTransport{Endpoint: ts.URL + "/sse"}, nil)
@@ -61,7 +60,7 @@ func TestSSEClientListsAndCalls(t *testing.T) {
 func TestSSEGuards(t *testing.T) {
 	open := func(ts *httptest.Server, mutate func(*http.Request)) int {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := fixture.Context(t)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/sse", nil)
 		req.Header.Set("Accept", "text/event-stream")

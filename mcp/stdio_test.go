@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // stdioPeer drives ServeStdio with raw newline-delimited JSON, the way a
@@ -52,13 +52,15 @@ func (p *stdioPeer) send(t *testing.T, msg string) {
 
 func (p *stdioPeer) next(t *testing.T) map[string]any {
 	t.Helper()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case m, ok := <-p.lines:
 		if !ok {
 			t.Fatal("stdout closed")
 		}
 		return m
-	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("no message on stdout")
 	}
 	return nil
@@ -106,12 +108,14 @@ func TestStdioConcurrentRequestsAndShutdown(t *testing.T) {
 	}
 	// Closing stdin ends the session cleanly.
 	p.in.Close()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case err := <-p.done:
 		if err != nil {
 			t.Fatalf("ServeStdio returned %v after EOF", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("ServeStdio did not return after stdin closed")
 	}
 }
@@ -120,12 +124,14 @@ func TestStdioStopsWhenContextEnds(t *testing.T) {
 	p, cancel := startStdio(t, newEngine(t, engine.Config{}))
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	cancel()
+	ctx, cancelWait := fixture.Context(t)
+	defer cancelWait()
 	select {
 	case err := <-p.done:
 		if err != nil {
 			t.Fatalf("ServeStdio returned %v after cancel", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("ServeStdio did not return after ctx ended")
 	}
 }

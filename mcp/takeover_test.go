@@ -1,11 +1,10 @@
 package mcp
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // TestTakeoverOverMCP: a run that asks for a takeover is, for a 2026-07-28
@@ -55,7 +54,7 @@ func TestTakeoverOverMCP(t *testing.T) {
 	if ans["isError"] == true || ans["structuredContent"].(map[string]any)["kind"] != "takeover" {
 		t.Fatalf("answer_task_run = %v", ans)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	if run, err := eng.Wait(ctx, id, nil); err != nil || run.Status != engine.StatusSucceeded {
 		t.Fatalf("run %+v %v", run, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // The Tasks tests run the real engine (newEngine) and talk raw JSON-RPC to
@@ -156,16 +157,19 @@ func (p *rawPeer) start(method string, params any) (int, chan map[string]any) {
 	return id, ch
 }
 
-// await returns a request's result or its JSON-RPC error.
-func (p *rawPeer) await(ch chan map[string]any, d time.Duration) (map[string]any, map[string]any) {
+// await returns a request's result or its JSON-RPC error, waiting until
+// the test's deadline.
+func (p *rawPeer) await(ch chan map[string]any) (map[string]any, map[string]any) {
 	p.t.Helper()
+	ctx, cancel := fixture.Context(p.t)
+	defer cancel()
 	select {
 	case m := <-ch:
 		res, _ := m["result"].(map[string]any)
 		rerr, _ := m["error"].(map[string]any)
 		return res, rerr
-	case <-time.After(d):
-		p.t.Fatalf("no answer within %v", d)
+	case <-ctx.Done():
+		p.t.Fatal("no answer to the request")
 	}
 	return nil, nil
 }
@@ -174,7 +178,7 @@ func (p *rawPeer) await(ch chan map[string]any, d time.Duration) (map[string]any
 func (p *rawPeer) call(method string, params any) (map[string]any, map[string]any) {
 	p.t.Helper()
 	_, ch := p.start(method, params)
-	return p.await(ch, 10*time.Second)
+	return p.await(ch)
 }
 
 // mustCall is call that fails the test on a JSON-RPC error.

@@ -54,7 +54,7 @@ func testTaskLifecycleOverStdio(t *testing.T) {
 	params := taskCall(map[string]any{"items": 8, "sleepMs": 80}, map[string]any{"ttl": 60000}, nil)
 	params["_meta"] = map[string]any{"progressToken": "p1"}
 	createID, ch := p.start("tools/call", params)
-	created, rerr := p.await(ch, 5*time.Second)
+	created, rerr := p.await(ch)
 	if rerr != nil {
 		t.Fatalf("task-augmented call: %v", rerr)
 	}
@@ -92,7 +92,7 @@ func testTaskLifecycleOverStdio(t *testing.T) {
 		t.Fatalf("tasks/result answered before the run ended: %v", m)
 	default:
 	}
-	res, rerr := p.await(resultCh, 10*time.Second)
+	res, rerr := p.await(resultCh)
 	if rerr != nil {
 		t.Fatalf("tasks/result: %v", rerr)
 	}
@@ -242,7 +242,7 @@ func TestTaskCancelAndProtocolErrors(t *testing.T) {
 	if err != nil || run.Status != engine.StatusCanceled || run.Error == nil || run.Error.Code != engine.RunCanceled {
 		t.Fatalf("run after tasks/cancel: %+v, %v", run, err)
 	}
-	res, rerr := p.await(resultCh, 5*time.Second)
+	res, rerr := p.await(resultCh)
 	if rerr != nil || res["isError"] != true || res["structuredContent"].(map[string]any)["status"] != "canceled" {
 		t.Fatalf("tasks/result of the cancelled task: %v %v", res, rerr)
 	}
