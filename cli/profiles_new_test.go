@@ -15,6 +15,7 @@ import (
 
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // fakeSignIn stands in for profile_sign_in without a browser: it asks the
@@ -83,7 +84,7 @@ func TestProfilesNewWaitsThroughTheEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		eng.SetLiveBase("http://127.0.0.1:9")
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := fixture.Context(t)
 		ran := make(chan struct{})
 		go func() { _ = eng.Run(ctx); close(ran) }()
 
