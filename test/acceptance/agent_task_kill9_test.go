@@ -63,9 +63,11 @@ func TestBlackboxAgentTaskKill9MidCheckout(t *testing.T) {
 		t.Fatalf("question before paying: %v", ir)
 	}
 	callOK(t, csA, "answer_task_run", obj{"runId": id, "requestId": "agent-confirm-0", "confirm": true})
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-arrived:
-	case <-time.After(60 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("the payment never reached the shop: %v", getRun(t, csA, id))
 	}
 	// The shop holds the payment's answer: the run recorded the intent

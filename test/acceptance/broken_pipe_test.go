@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // pipeLog collects what a process writes to a pipe until the pipe's read
@@ -65,14 +67,17 @@ func (l *pipeLog) String() string {
 	return l.buf.String()
 }
 
-// exitedGracefully waits for p to exit (a hang fails after 60 s) and
-// fails the test unless it exited 0, naming a death by signal.
+// exitedGracefully waits for p to exit (a hang fails near the test's
+// deadline) and fails the test unless it exited 0, naming a death by
+// signal.
 func exitedGracefully(t *testing.T, p *proc, what string) {
 	t.Helper()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-p.done:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s: the process did not exit within 60 s", what)
+	case <-ctx.Done():
+		t.Fatalf("%s: the process never exited", what)
 	}
 	if p.waitErr != nil {
 		if st, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
@@ -101,12 +106,14 @@ func TestBlackboxServeBrokenStderrPipe(t *testing.T) {
 	p.watch()
 	t.Cleanup(p.cleanup)
 	logs := newPipeLog(r)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case p.addr = <-logs.listen:
 	case <-p.done:
 		t.Fatalf("serve exited before listening (%v):\n%s", p.waitErr, logs)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not print its listening line in 30 s:\n%s", logs)
+	case <-ctx.Done():
+		t.Fatalf("serve never printed its listening line:\n%s", logs)
 	}
 	cs := connectHTTP(t, p, nil)
 	id := submitAsync(t, cs, "dev_echo", obj{"items": 1000, "sleepMs": 50}, nil)

@@ -19,9 +19,11 @@ func TestBlackboxCancelHangingRun(t *testing.T) {
 	cs := connectHTTP(t, startServe(t), nil)
 
 	id := submitAsync(t, cs, "batch_extract_pages", obj{"urls": []any{fx.URL("/hang")}, "perPageTimeoutMs": 60000}, nil)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-fx.Hung():
-	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("the browser never requested /hang; run: %v", getRun(t, cs, id))
 	}
 	if r := getRun(t, cs, id); r["status"] != "running" {

@@ -5,12 +5,12 @@ package acceptance
 // edges with multi-byte UTF-8 text, and list_task_runs totals and order.
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,14 +54,14 @@ func contractIdempotency(t *testing.T, cs *sdk.ClientSession) {
 		t.Fatalf("repeat inside the window: want same runId, deduplicated false then true; got %v / %v", first, second)
 	}
 	// Concurrent repeats: still one run.
+	ctx, cancel := fixture.Context(t) // shared by the repeats: t is not for goroutines
+	defer cancel()
 	var wg sync.WaitGroup
 	ids := make([]any, 8)
 	for i := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
 			m, isErr, err := tryCall(ctx, cs, "run_task_template", obj{"templateId": "dev_echo", "inputs": in,
 				"options": obj{"mode": "async", "idempotencyKey": key}})
 			if err != nil || isErr || m["deduplicated"] != true {

@@ -64,7 +64,7 @@ func TestBlackboxContract(t *testing.T) {
 }
 
 func contractToolsList(t *testing.T, cs *sdk.ClientSession) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -383,7 +383,7 @@ func contractProgress(t *testing.T, cs *sdk.ClientSession, pl *progressLog) {
 	params := &sdk.CallToolParams{Name: "run_task_template", Arguments: obj{"templateId": "dev_echo",
 		"inputs": obj{"sleepMs": 150, "items": 5}, "options": obj{"mode": "sync"}}}
 	params.SetProgressToken(token)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	res, err := cs.CallTool(ctx, params)
 	if err != nil || res.IsError {

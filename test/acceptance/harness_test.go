@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // bbBinary is the path of the binary TestMain built; set once before any
@@ -153,10 +155,12 @@ func (p *proc) stop(grace time.Duration) {
 // die on their own) and waits until it is reaped.
 func (p *proc) kill9() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	ctx, cancel := fixture.Context(p.t)
+	defer cancel()
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
-		p.t.Fatalf("process %d not reaped 10 s after SIGKILL", p.cmd.Process.Pid)
+	case <-ctx.Done():
+		p.t.Fatalf("process %d never reaped after SIGKILL", p.cmd.Process.Pid)
 	}
 }
 

@@ -6,13 +6,12 @@ package acceptance
 // token is refused at start.
 
 import (
-	"context"
 	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/internal/rawmcp"
 )
 
@@ -71,7 +70,9 @@ func TestBlackboxHTTPToken(t *testing.T) {
 			t.Errorf("%s: want %d, got %d: %.200s", c.name, c.want, code, body)
 		}
 	}
-	if _, err := dialHTTP(url, nil); err == nil {
+	dctx, dcancel := fixture.Context(t)
+	defer dcancel()
+	if _, err := dialHTTP(dctx, url, nil); err == nil {
 		t.Errorf("an MCP client without the token connected")
 	}
 	cs := connectHTTP(t, p, http.Header{"Authorization": {"Bearer " + token}})
@@ -92,7 +93,7 @@ func TestBlackboxHTTPToken(t *testing.T) {
 func TestBlackboxNonLoopbackNeedsToken(t *testing.T) {
 	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", ":0"} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := fixture.Context(t)
 		cmd := exec.CommandContext(ctx, bbBinary, "serve", "--addr", addr, "--db", t.TempDir()+"/x.db")
 		out, err := cmd.CombinedOutput()
 		timedOut := ctx.Err() != nil

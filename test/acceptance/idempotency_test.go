@@ -4,12 +4,12 @@ package acceptance
 // exactly one run; after the window (runTtlMs) the key creates a new run.
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,6 +33,8 @@ func TestBlackboxIdempotency100(t *testing.T) {
 		err   error
 	}
 	answers := make([]answer, 100)
+	ctx, cancel := fixture.Context(t) // shared by the calls: t is not for goroutines
+	defer cancel()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	firstAt := time.Now()
@@ -41,8 +43,6 @@ func TestBlackboxIdempotency100(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
 			m, isErr, err := tryCall(ctx, sessions[i%len(sessions)], "run_task_template", args)
 			if err == nil && isErr {
 				err = fmt.Errorf("isError: %v", m)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -44,7 +45,9 @@ func connectHTTP(t testing.TB, p *proc, hdr http.Header) *sdk.ClientSession {
 // connectHTTPProgress is connectHTTP recording progress notifications in pl.
 func connectHTTPProgress(t testing.TB, p *proc, hdr http.Header, pl *progressLog) *sdk.ClientSession {
 	t.Helper()
-	cs, err := dialHTTPProgress(p.mcpURL(), hdr, pl)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
+	cs, err := dialHTTPProgress(ctx, p.mcpURL(), hdr, pl)
 	if err != nil {
 		t.Fatalf("connect over HTTP to %s: %v", p.mcpURL(), err)
 	}
@@ -52,16 +55,15 @@ func connectHTTPProgress(t testing.TB, p *proc, hdr http.Header, pl *progressLog
 	return cs
 }
 
-// dialHTTP is connectHTTP without a test, for goroutines and error cases.
-func dialHTTP(endpoint string, hdr http.Header) (*sdk.ClientSession, error) {
-	return dialHTTPProgress(endpoint, hdr, nil)
+// dialHTTP is connectHTTP without a test, for goroutines and error cases;
+// ctx bounds the connection (a test's: fixture.Context).
+func dialHTTP(ctx context.Context, endpoint string, hdr http.Header) (*sdk.ClientSession, error) {
+	return dialHTTPProgress(ctx, endpoint, hdr, nil)
 }
 
-func dialHTTPProgress(endpoint string, hdr http.Header, pl *progressLog) (*sdk.ClientSession, error) {
+func dialHTTPProgress(ctx context.Context, endpoint string, hdr http.Header, pl *progressLog) (*sdk.ClientSession, error) {
 	hc := &http.Client{Transport: headerTransport{base: http.DefaultTransport, hdr: hdr}}
 	client := newTestClient(pl)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	return client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}, nil)
 }
 
@@ -77,7 +79,7 @@ func startStdioProgress(t testing.TB, pl *progressLog, args ...string) (*sdk.Cli
 	t.Helper()
 	p := newProcCmd(t, "mcp", append([]string{"--http=off"}, args...))
 	client := newTestClient(pl)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: p.cmd, TerminateDuration: 3 * time.Second}, nil)
 	if err != nil {
@@ -201,7 +203,7 @@ func tryCall(ctx context.Context, cs *sdk.ClientSession, tool string, args any) 
 // call is tryCall that fails the test on a protocol or shape problem.
 func call(t testing.TB, cs *sdk.ClientSession, tool string, args any) (obj, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	m, isErr, err := tryCall(ctx, cs, tool, args)
 	if err != nil {

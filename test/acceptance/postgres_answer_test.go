@@ -7,7 +7,6 @@ package acceptance
 // database.
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +43,7 @@ func TestBlackboxPostgresAnswerOnAnotherDaemon(t *testing.T) {
 	}
 
 	// The code is in no text column of the schema, nor in any reply.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, pg)
 	if err != nil {

@@ -13,7 +13,6 @@ package acceptance
 // e2e/test/input.test.js.)
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -142,7 +141,7 @@ func answerInDashboard(t *testing.T, runURL, code string) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	page, err := b.Context(ctx).Page(proto.TargetCreateTarget{URL: runURL})
 	if err != nil {

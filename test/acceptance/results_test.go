@@ -107,9 +107,11 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 		fx := fixture.New(t)
 		id := submitAsync(t, cs, "batch_extract_pages", obj{"urls": twentyPages(fx, 11), "fields": fields,
 			"concurrency": 1, "perPageTimeoutMs": 120000}, nil)
+		ctx, cancel := fixture.Context(t)
+		defer cancel()
 		select {
 		case <-fx.Hung(): // pages 1-10 are checkpointed before page 11 starts
-		case <-time.After(60 * time.Second):
+		case <-ctx.Done():
 			t.Fatalf("the browser never reached /hang: %v", getRun(t, cs, id))
 		}
 		if c := callOK(t, cs, "cancel_task_run", obj{"runId": id}); c["success"] != true {
@@ -129,7 +131,7 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 			"concurrency": 1, "perPageTimeoutMs": 120000}, nil)
 		select {
 		case <-fx.Hung():
-		case <-time.After(60 * time.Second):
+		case <-ctx.Done():
 			t.Fatalf("the second run never reached /hang: %v", getRun(t, cs, again))
 		}
 		for i := 1; i <= 10; i++ {
@@ -161,9 +163,11 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 		fx := fixture.New(t)
 		urls := twentyPages(fx, 4)[:8]
 		id := submitAsync(t, cs, "screenshot_pages", obj{"urls": urls, "concurrency": 1, "perPageTimeoutMs": 120000}, nil)
+		ctx, cancel := fixture.Context(t)
+		defer cancel()
 		select {
 		case <-fx.Hung():
-		case <-time.After(60 * time.Second):
+		case <-ctx.Done():
 			t.Fatalf("the browser never reached /hang: %v", getRun(t, cs, id))
 		}
 		callOK(t, cs, "cancel_task_run", obj{"runId": id})

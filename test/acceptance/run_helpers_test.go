@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,11 +89,13 @@ func startCDPChromium(t testing.TB, extra ...string) string {
 			}
 		}
 	}()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case ws := <-found:
 		return ws
-	case <-time.After(30 * time.Second):
-		t.Fatal("the second Chromium did not print its DevTools URL in 30 s")
+	case <-ctx.Done():
+		t.Fatal("the second Chromium never printed its DevTools URL")
 	}
 	return ""
 }

@@ -5,7 +5,6 @@ package acceptance
 // secrets nowhere in the database, events or logs, export → close → restore.
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -146,7 +145,7 @@ func TestBlackboxSessionIdleExpiry(t *testing.T) {
 	cs := connectHTTP(t, startServe(t, "--session-idle-ttl-ms", "1500"), nil)
 	id := newSession(t, cs, nil)
 	// In use, it stays alive past its idle TTL.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	if _, isErr, err := tryCall(ctx, cs, "run_task_template", obj{"templateId": "batch_extract_pages", "sessionId": id,
 		"inputs": obj{"urls": []any{fx.URL("/slow?ms=2500")}}, "options": obj{"mode": "sync"}}); err != nil || isErr {

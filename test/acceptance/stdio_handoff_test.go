@@ -4,7 +4,6 @@ package acceptance
 // a dashboard that outlives the process that served it.
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"net"
@@ -25,7 +24,7 @@ import (
 func stdioWithTerminate(t *testing.T, td time.Duration, args ...string) (*sdk.ClientSession, *proc) {
 	t.Helper()
 	p := newProcCmd(t, "mcp", append([]string{"--http=off"}, args...))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := fixture.Context(t)
 	defer cancel()
 	cs, err := newTestClient(nil).Connect(ctx, &sdk.CommandTransport{Command: p.cmd, TerminateDuration: td}, nil)
 	if err != nil {
@@ -59,9 +58,11 @@ func runRow(t *testing.T, dbPath, runID string) (status string, attempt int, err
 // waitHung waits for the n-th arrival at /hang.
 func waitHung(t *testing.T, fx *fixture.Server, what string) {
 	t.Helper()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-fx.Hung():
-	case <-time.After(60 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("%s never reached /hang", what)
 	}
 }

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/browsertask/browsertask/internal/fixture"
 )
 
 // rawStdio is `browsertask mcp` driven with raw lines on its stdin.
@@ -60,7 +61,8 @@ func (r *rawStdio) send(t *testing.T, line string) {
 // next returns the next stdout message that is not a notification.
 func (r *rawStdio) next(t *testing.T) map[string]any {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	for {
 		select {
 		case m, ok := <-r.lines:
@@ -72,8 +74,8 @@ func (r *rawStdio) next(t *testing.T) map[string]any {
 				continue
 			}
 			return m
-		case <-deadline:
-			t.Fatal("no answer on stdout in 30 s")
+		case <-ctx.Done():
+			t.Fatal("no answer on stdout")
 		}
 	}
 }
@@ -119,12 +121,14 @@ func TestBlackboxStdioMalformedLines(t *testing.T) {
 	}
 	// Closing stdin still ends the process cleanly.
 	r.in.Close()
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-r.p.done:
 		if r.p.waitErr != nil {
 			t.Fatalf("exit after stdin closed: %v", r.p.waitErr)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("process still running 20 s after stdin closed")
+	case <-ctx.Done():
+		t.Fatal("the process never exited after stdin closed")
 	}
 }

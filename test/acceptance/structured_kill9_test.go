@@ -49,9 +49,11 @@ func TestBlackboxExtractStructuredKill9Resume(t *testing.T) {
 		obj{"outputSchema": schema})
 	// One tab: the two first pages are checkpointed (the second after the
 	// model filled its price) before the browser asks for /hang.
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	select {
 	case <-fx.Hung():
-	case <-time.After(60 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("the run never reached /hang: %v", getRun(t, csA, id))
 	}
 	a.kill9()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,6 +25,8 @@ func TestBlackboxTwoProcesses(t *testing.T) {
 	sampler := sampleRuns(ctx, []*sdk.ClientSession{connectHTTP(t, srv, nil), stdioCS}, nil, 50*time.Millisecond)
 
 	ids := make([]string, 8)
+	cctx, cancel := fixture.Context(t) // shared by the submissions: t is not for goroutines
+	defer cancel()
 	var wg sync.WaitGroup
 	for i := range ids {
 		wg.Add(1)
@@ -33,8 +36,6 @@ func TestBlackboxTwoProcesses(t *testing.T) {
 			if i%2 == 1 {
 				cs = stdioCS
 			}
-			cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
 			m, isErr, err := tryCall(cctx, cs, "run_task_template", obj{"templateId": "dev_echo",
 				"inputs": obj{"sleepMs": 100, "items": 4}, "options": obj{"mode": "async"}})
 			if err != nil || isErr {
