@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -85,7 +84,7 @@ func TestBlackboxAgentTaskKill9MidCheckout(t *testing.T) {
 		t.Fatalf("question after the resume: %v", ir)
 	}
 	callOK(t, csB, "answer_task_run", obj{"runId": id, "requestId": "agent-resume-0", "confirm": false})
-	run := waitTerminal(t, csB, id, 120*time.Second)
+	run := waitTerminal(t, csB, id)
 	if run["status"] != "succeeded" {
 		t.Fatalf("resumed run: %v %v", run["status"], run["error"])
 	}

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -47,7 +46,7 @@ func TestBlackboxAgentTaskTakeover(t *testing.T) {
 	cs := connectHTTP(t, srv, nil)
 	schema := obj{"type": "object", "required": []any{"welcome"}, "properties": obj{"welcome": obj{"type": "string"}}}
 	id := submitAsync(t, cs, "agent_task", obj{"goal": "Get past the human check and read the welcome", "startUrl": fx.URL("/human-check")}, obj{"outputSchema": schema})
-	r := waitRun(t, cs, id, 60*time.Second, "the takeover question", func(r obj) bool {
+	r := waitRun(t, cs, id, "the takeover question", func(r obj) bool {
 		ir, _ := r["inputRequest"].(obj)
 		return (ir != nil && strings.HasPrefix(ir["requestId"].(string), "agent-0-")) || terminal(r["status"])
 	})
@@ -89,7 +88,7 @@ func TestBlackboxAgentTaskTakeover(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	run := waitTerminal(t, cs, id, 90*time.Second)
+	run := waitTerminal(t, cs, id)
 	if run["status"] != "succeeded" || sub(sub(run, "result"), "answer")["welcome"] != "Welcome, person" {
 		t.Fatalf("run: %v %v %v", run["status"], run["result"], run["error"])
 	}

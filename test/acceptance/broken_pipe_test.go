@@ -19,7 +19,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -117,7 +116,7 @@ func TestBlackboxServeBrokenStderrPipe(t *testing.T) {
 	}
 	cs := connectHTTP(t, p, nil)
 	id := submitAsync(t, cs, "dev_echo", obj{"items": 1000, "sleepMs": 50}, nil)
-	waitRun(t, cs, id, 30*time.Second, "two items done", func(r obj) bool {
+	waitRun(t, cs, id, "two items done", func(r obj) bool {
 		return r["status"] == "running" && num(sub(r, "progress"), "doneSteps") >= 2
 	})
 

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -68,7 +67,7 @@ func TestBlackboxBrowserPoolFailover(t *testing.T) {
 		return site.byUA[uaA] >= killAfter
 	})
 	a.Kill()
-	run := waitTerminal(t, cs, id, 10*time.Minute)
+	run := waitTerminal(t, cs, id)
 	res := sub(run, "result")
 	if s := sub(res, "summary"); run["status"] != "succeeded" || num(s, "total") != n || num(s, "succeeded") != n {
 		t.Fatalf("run after losing browser A: %v %v summary %v\n%s", run["status"], run["error"], res["summary"], p.logTail(30))

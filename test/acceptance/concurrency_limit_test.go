@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,7 +122,7 @@ func TestBlackboxConcurrencyLimit(t *testing.T) {
 		if a := callOK(t, cs, "answer_task_run", obj{"runId": id, "requestId": "go", "confirm": true}); a["answered"] != true {
 			t.Fatalf("answer %s: %v", id, a)
 		}
-		if run := waitTerminal(t, cs, id, time.Minute); run["status"] != "succeeded" {
+		if run := waitTerminal(t, cs, id); run["status"] != "succeeded" {
 			t.Fatalf("run %s after its answer: %v %v", id, run["status"], run["error"])
 		}
 		left = slices.DeleteFunc(left, func(x string) bool { return x == id })
@@ -142,11 +143,12 @@ func TestBlackboxConcurrencyLimit(t *testing.T) {
 
 // waitAsking waits until want of the runs ids wait for their answer and
 // returns them. The runs that do not ask are still queued (checked by the
-// caller), so the wait ends on the scheduler's claim, however slow; the
-// minute is a hang guard.
+// caller), so the wait ends on the scheduler's claim, however slow; it
+// gives up near the test's deadline (fixture.Context).
 func waitAsking(t *testing.T, cs *sdk.ClientSession, ids []string, want int) []string {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	for {
 		var asking []string
 		for _, id := range ids {
@@ -164,9 +166,10 @@ func waitAsking(t *testing.T, cs *sdk.ClientSession, ids []string, want int) []s
 		if len(asking) == want {
 			return asking
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d runs ask after a minute, want %d", len(asking), len(ids), want)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d of %d runs ask near the test's deadline, want %d", len(asking), len(ids), want)
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -27,7 +27,7 @@ func contractCancel(t *testing.T, cs *sdk.ClientSession) {
 	}
 
 	id = submitAsync(t, cs, "dev_echo", obj{"sleepMs": 200, "items": 50}, nil)
-	waitRun(t, cs, id, 10*time.Second, "running", func(r obj) bool { return r["status"] == "running" })
+	waitRun(t, cs, id, "running", func(r obj) bool { return r["status"] == "running" })
 	c = callOK(t, cs, "cancel_task_run", obj{"runId": id, "reason": "contract test"})
 	if c["success"] != true || c["status"] != "canceled" {
 		t.Fatalf("cancel of a running run: want success true, canceled; got %v", c)
@@ -88,7 +88,7 @@ func contractIdempotency(t *testing.T, cs *sdk.ClientSession) {
 	if other["deduplicated"] != false || other["runId"] == first["runId"] {
 		t.Errorf("same key, other template: want a new run, got %v", other)
 	}
-	waitTerminal(t, cs, other["runId"].(string), 10*time.Second)
+	waitTerminal(t, cs, other["runId"].(string))
 }
 
 // utf8Sample mixes 1-, 2-, 3- and 4-byte characters.

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -56,7 +55,7 @@ func crawlKill9(t *testing.T, render string, maxPages, killAt int) {
 	csA := connectHTTP(t, a, nil)
 	id := submitAsync(t, csA, "crawl_site", obj{"startUrl": fx.URL(prefix + "0"), "maxPages": maxPages, "maxDepth": 3,
 		"concurrency": 4, "render": render, "fields": obj{"h": "h1"}}, nil)
-	before := waitRun(t, csA, id, 90*time.Second, fmt.Sprintf("doneSteps >= %d", killAt), func(r obj) bool {
+	before := waitRun(t, csA, id, fmt.Sprintf("doneSteps >= %d", killAt), func(r obj) bool {
 		if terminal(r["status"]) {
 			t.Fatalf("run ended before the kill: %v %v", r["status"], r["error"])
 		}
@@ -86,7 +85,7 @@ func crawlKill9(t *testing.T, render string, maxPages, killAt int) {
 
 	b := startServe(t, "--db", a.db)
 	csB := connectHTTP(t, b, nil)
-	run := waitTerminal(t, csB, id, 120*time.Second)
+	run := waitTerminal(t, csB, id)
 	if run["status"] != "succeeded" {
 		t.Fatalf("resumed run: want succeeded, got %v %v", run["status"], run["error"])
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -29,7 +28,7 @@ func TestBlackboxDeepPageThreeProcesses(t *testing.T) {
 	deep, normal := fx.URL("/static/deep.html"), fx.URL("/static/about.html")
 	id := submitAsync(t, cs, "batch_extract_pages", obj{"urls": []string{deep, normal}, "render": "http",
 		"fields": obj{"name": "#name"}}, nil)
-	run := waitTerminal(t, cs, id, 60*time.Second)
+	run := waitTerminal(t, cs, id)
 	for i, p := range procs {
 		if p.exited() {
 			t.Fatalf("process %d exited: %v\n%s", i+1, p.waitErr, p.logTail(40))
@@ -51,7 +50,7 @@ func TestBlackboxDeepPageThreeProcesses(t *testing.T) {
 	// Every process still serves and runs runs.
 	for i, p := range procs {
 		pcs := connectHTTP(t, p, nil)
-		ok := waitTerminal(t, pcs, submitAsync(t, pcs, "batch_extract_pages", obj{"urls": []string{fx.URL(fmt.Sprintf("/page/%d", i))}, "render": "http"}, nil), 60*time.Second)
+		ok := waitTerminal(t, pcs, submitAsync(t, pcs, "batch_extract_pages", obj{"urls": []string{fx.URL(fmt.Sprintf("/page/%d", i))}, "render": "http"}, nil))
 		if ok["status"] != "succeeded" {
 			t.Fatalf("process %d: next run %v %v", i+1, ok["status"], ok["error"])
 		}

@@ -179,7 +179,7 @@ func TestBlackboxInterrupted(t *testing.T) {
 	once := submitAsync(t, csA, "dev_echo_once", obj{"sleepMs": 100, "items": 100}, nil)
 	resumable := submitAsync(t, csA, "dev_echo", obj{"sleepMs": 100, "items": 15}, nil)
 	for _, id := range []string{once, resumable} {
-		waitRun(t, csA, id, 10*time.Second, "doneSteps >= 2", func(r obj) bool {
+		waitRun(t, csA, id, "doneSteps >= 2", func(r obj) bool {
 			return r["status"] == "running" && num(sub(r, "progress"), "doneSteps") >= 2
 		})
 	}
@@ -187,12 +187,12 @@ func TestBlackboxInterrupted(t *testing.T) {
 
 	b := startServe(t, "--db", a.db)
 	csB := connectHTTP(t, b, nil)
-	run := waitTerminal(t, csB, once, 15*time.Second)
+	run := waitTerminal(t, csB, once)
 	msg, _ := sub(run, "error")["message"].(string)
 	if run["status"] != "failed" || errCode(run) != "EXECUTION_ERROR" || !strings.Contains(msg, "interrupted") {
 		t.Fatalf("non-resumable run after kill -9: want failed EXECUTION_ERROR \"interrupted…\", got %v %v", run["status"], run["error"])
 	}
-	res := waitTerminal(t, csB, resumable, 15*time.Second)
+	res := waitTerminal(t, csB, resumable)
 	if res["status"] != "succeeded" || num(sub(res, "progress"), "doneSteps") != 15 {
 		t.Fatalf("resumable run after kill -9: want succeeded with 15 steps, got %v %v", res["status"], res["progress"])
 	}

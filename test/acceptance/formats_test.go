@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,7 +28,7 @@ func TestBlackboxCrawlMarkdownWithinBudget(t *testing.T) {
 	}
 	bigID, smallID := crawl(1000), crawl(100)
 
-	run := waitTerminal(t, cs, bigID, 10*time.Minute)
+	run := waitTerminal(t, cs, bigID)
 	if run["status"] != "succeeded" {
 		t.Fatalf("1000-page crawl: %v %v", run["status"], run["error"])
 	}
@@ -71,7 +70,7 @@ func TestBlackboxCrawlMarkdownWithinBudget(t *testing.T) {
 		t.Fatalf("resources/read of the 1000-page pages.md: %s, %d bytes (get_artifact %d): %.200s", c.MIMEType, len(c.Text), len(data), c.Text)
 	}
 
-	small := waitTerminal(t, cs, smallID, 10*time.Minute)
+	small := waitTerminal(t, cs, smallID)
 	if small["status"] != "succeeded" {
 		t.Fatalf("100-page crawl: %v %v", small["status"], small["error"])
 	}

@@ -80,7 +80,7 @@ func TestBlackboxIdempotency100(t *testing.T) {
 	for id := range ids {
 		first = id
 	}
-	done := waitTerminal(t, cs, first, 10*time.Second)
+	done := waitTerminal(t, cs, first)
 	if done["status"] != "succeeded" {
 		t.Fatalf("the single run ended %v", done["status"])
 	}
@@ -106,7 +106,7 @@ func TestBlackboxIdempotency100(t *testing.T) {
 	if rep["runId"] != next["runId"] || rep["deduplicated"] != true {
 		t.Fatalf("repeat inside the new window: want %v deduplicated, got %v", next["runId"], rep)
 	}
-	if r := waitTerminal(t, cs, next["runId"].(string), 10*time.Second); r["status"] != "succeeded" {
+	if r := waitTerminal(t, cs, next["runId"].(string)); r["status"] != "succeeded" {
 		t.Fatalf("the second run ended %v", r["status"])
 	}
 }

@@ -103,7 +103,7 @@ func TestBlackboxKill9Resume(t *testing.T) {
 	csA := connectHTTP(t, a, nil)
 	id := submitAsync(t, csA, "batch_extract_pages", obj{"urls": urls, "concurrency": 2, "perPageTimeoutMs": 20000,
 		"fields": obj{"name": "#name"}}, nil)
-	before := waitRun(t, csA, id, 60*time.Second, "doneSteps >= 5", func(r obj) bool {
+	before := waitRun(t, csA, id, "doneSteps >= 5", func(r obj) bool {
 		if terminal(r["status"]) {
 			t.Fatalf("run ended before the kill: %v %v", r["status"], r["error"])
 		}
@@ -167,7 +167,7 @@ func TestBlackboxKill9Resume(t *testing.T) {
 
 	b := startServe(t, "--db", a.db)
 	csB := connectHTTP(t, b, nil)
-	run := waitTerminal(t, csB, id, 90*time.Second)
+	run := waitTerminal(t, csB, id)
 	if run["status"] != "succeeded" {
 		t.Fatalf("resumed run: want succeeded, got %v %v", run["status"], run["error"])
 	}

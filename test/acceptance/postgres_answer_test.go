@@ -9,7 +9,6 @@ package acceptance
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/jackc/pgx/v5"
@@ -38,7 +37,7 @@ func TestBlackboxPostgresAnswerOnAnotherDaemon(t *testing.T) {
 	// loggedIn waits on A, then reads the members page in A's session: the
 	// run finished where the session's browser is.
 	loggedIn(t, csA, rec, fx, id, sid)
-	if run := waitTerminal(t, csB, id, 10*time.Second); run["status"] != "succeeded" {
+	if run := waitTerminal(t, csB, id); run["status"] != "succeeded" {
 		t.Fatalf("daemon B's view of the finished run: %v", run)
 	}
 

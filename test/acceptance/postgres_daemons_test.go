@@ -140,7 +140,7 @@ func TestBlackboxPostgresThreeDaemons(t *testing.T) {
 	}
 	id := submitAsync(t, sessions[0], "batch_extract_pages", obj{"urls": urls, "concurrency": 2, "perPageTimeoutMs": 20000,
 		"fields": obj{"name": "#name"}}, nil)
-	waitRun(t, sessions[0], id, 90*time.Second, "doneSteps >= 5", func(r obj) bool {
+	waitRun(t, sessions[0], id, "doneSteps >= 5", func(r obj) bool {
 		if terminal(r["status"]) {
 			t.Fatalf("batch run ended before the kill: %v %v", r["status"], r["error"])
 		}
@@ -173,7 +173,7 @@ func TestBlackboxPostgresThreeDaemons(t *testing.T) {
 	rows.Close()
 	t.Logf("killed daemon %d (pid %d) with %d of %d pages checkpointed", victim, pid, len(checkpointed), pages)
 	other := sessions[(victim+1)%3]
-	run := waitTerminal(t, other, id, 120*time.Second)
+	run := waitTerminal(t, other, id)
 	if run["status"] != "succeeded" {
 		t.Fatalf("resumed run: %v %v", run["status"], run["error"])
 	}

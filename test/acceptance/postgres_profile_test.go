@@ -105,7 +105,7 @@ func TestBlackboxPostgresProfileRun(t *testing.T) {
 		"inputs": membersInputs(fx), "options": obj{"mode": "async"}})["runId"].(string)
 	without := callOK(t, cs, "run_task_template", obj{"templateId": "batch_extract_pages",
 		"inputs": membersInputs(fx), "options": obj{"mode": "async"}})["runId"].(string)
-	run := waitTerminal(t, cs, with, 90*time.Second)
+	run := waitTerminal(t, cs, with)
 	if run["status"] != "succeeded" || run["profile"] != "work" {
 		t.Fatalf("run with profile: status %v, profile %v, error %v\n%s", run["status"], run["profile"], run["error"], srv.logTail(30))
 	}
@@ -115,7 +115,7 @@ func TestBlackboxPostgresProfileRun(t *testing.T) {
 	if again := callOK(t, cs, "get_task_run", obj{"runId": with}); again["profile"] != "work" {
 		t.Fatalf("get_task_run(%s).profile = %v, want work", with, again["profile"])
 	}
-	run = waitTerminal(t, cs, without, 90*time.Second)
+	run = waitTerminal(t, cs, without)
 	if _, has := run["profile"]; has {
 		t.Fatalf("run without profile has profile %v", run["profile"])
 	}

@@ -142,11 +142,11 @@ func TestBlackboxProfileLeaseAcrossProcesses(t *testing.T) {
 	r1 := callOK(t, csA, "run_task_template", hold(10))["runId"].(string)
 	r2 := callOK(t, csB, "run_task_template", members)["runId"].(string)
 	for _, id := range []string{r1, r2} {
-		if run := waitTerminal(t, csA, id, 90*time.Second); run["status"] != "succeeded" {
+		if run := waitTerminal(t, csA, id); run["status"] != "succeeded" {
 			t.Fatalf("run %s: %v %v", id, run["status"], run["error"])
 		}
 	}
-	if secret := sub(waitTerminal(t, csA, r2, time.Second), "result")["pages"].([]any)[0].(obj)["fields"].(obj)["secret"]; secret != "members-only-42" {
+	if secret := sub(waitTerminal(t, csA, r2), "result")["pages"].([]any)[0].(obj)["fields"].(obj)["secret"]; secret != "members-only-42" {
 		t.Fatalf("members page on B with the profile: secret %v", secret)
 	}
 	if n := most.Load(); n != 1 {
@@ -168,7 +168,7 @@ func TestBlackboxProfileLeaseAcrossProcesses(t *testing.T) {
 	})
 	r3 := callOK(t, csB, "run_task_template", members)["runId"].(string)
 	a.kill9()
-	run := waitTerminal(t, csB, r3, 90*time.Second)
+	run := waitTerminal(t, csB, r3)
 	if run["status"] != "succeeded" {
 		t.Fatalf("B's run after A's kill -9: %v %v\n%s", run["status"], run["error"], b.logTail(30))
 	}

@@ -9,7 +9,6 @@ package acceptance
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/input"
@@ -108,7 +107,7 @@ func TestBlackboxSignInProfileOverMCP(t *testing.T) {
 	p.MustSetViewport(1280, 1100, 1, false)
 	signInLive(t, p)
 
-	run := waitTerminal(t, cs, runID, 90*time.Second)
+	run := waitTerminal(t, cs, runID)
 	if run["status"] != "succeeded" || !strings.HasSuffix(sub(run, "result")["finalUrl"].(string), "/members") {
 		t.Fatalf("sign-in run: %v %v %v", run["status"], run["result"], run["error"])
 	}

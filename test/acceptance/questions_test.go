@@ -44,7 +44,7 @@ func otpLogin(t *testing.T, cs *sdk.ClientSession, rec *replies, fx *fixture.Ser
 	h := rec.ok(t, cs, "run_task_template", obj{"templateId": "login", "sessionId": sid, "options": obj{"mode": "async"},
 		"inputs": obj{"url": fx.URL(page), "username": fixture.LoginUser, "password": fixture.LoginPassword}})
 	id := h["runId"].(string)
-	run := waitRun(t, cs, id, 60*time.Second, "an inputRequest", func(r obj) bool { return r["inputRequest"] != nil || terminal(r["status"]) })
+	run := waitRun(t, cs, id, "an inputRequest", func(r obj) bool { return r["inputRequest"] != nil || terminal(r["status"]) })
 	ir := sub(run, "inputRequest")
 	if run["status"] != "running" || ir["kind"] != "secret" || ir["requestId"] != "otp" || !strings.Contains(ir["message"].(string), "one-time code") {
 		t.Fatalf("login on %s: %v", page, run)
@@ -58,7 +58,7 @@ func otpLogin(t *testing.T, cs *sdk.ClientSession, rec *replies, fx *fixture.Ser
 // loggedIn checks the run succeeded and the members page opens in sid.
 func loggedIn(t *testing.T, cs *sdk.ClientSession, rec *replies, fx *fixture.Server, runID, sid string) {
 	t.Helper()
-	run := waitTerminal(t, cs, runID, 60*time.Second)
+	run := waitTerminal(t, cs, runID)
 	j, _ := json.Marshal(run)
 	rec.b.Write(j)
 	if run["status"] != "succeeded" || sub(run, "result")["loggedIn"] != true || run["inputRequest"] != nil {
@@ -179,7 +179,7 @@ func TestBlackboxWaitingLimits(t *testing.T) {
 	// Nobody answers: RUN_TIMEOUT, reason "no answer".
 	s1 := newSession(t, cs, nil)
 	id := otpLogin(t, cs, rec, fx, s1, fixture.OTPLoginPages[1])
-	run := waitTerminal(t, cs, id, 60*time.Second)
+	run := waitTerminal(t, cs, id)
 	if e := sub(run, "error"); run["status"] != "failed" || e["errorCode"] != "RUN_TIMEOUT" || sub(e, "details")["reason"] != "no answer" {
 		t.Fatalf("unanswered login: %v", run)
 	}
@@ -224,7 +224,7 @@ func shopSteps(fx *fixture.Server) obj {
 // waitQuestion waits until run id asks requestID and returns the run.
 func waitQuestion(t *testing.T, cs *sdk.ClientSession, id, requestID string) obj {
 	t.Helper()
-	return waitRun(t, cs, id, 60*time.Second, "question "+requestID, func(r obj) bool {
+	return waitRun(t, cs, id, "question "+requestID, func(r obj) bool {
 		ir, _ := r["inputRequest"].(obj)
 		return (ir != nil && ir["requestId"] == requestID) || terminal(r["status"])
 	})
@@ -252,7 +252,7 @@ func TestBlackboxRunStepsConfirm(t *testing.T) {
 			t.Fatalf("a value for a confirm: %s", code)
 		}
 		callOK(t, cs, "answer_task_run", obj{"runId": id, "requestId": "step-1", "confirm": yes})
-		run := waitTerminal(t, cs, id, 60*time.Second)
+		run := waitTerminal(t, cs, id)
 		if !yes {
 			e := sub(run, "error")
 			d := sub(e, "details")

@@ -26,7 +26,7 @@ func startWaitingSteps(t *testing.T, cs *sdk.ClientSession, startURL string) str
 	t.Helper()
 	id := submitAsync(t, cs, "run_steps", obj{"startUrl": startURL,
 		"steps": []any{obj{"action": "wait_for", "selector": "#never", "timeoutMs": 30000}}}, nil)
-	waitRun(t, cs, id, 30*time.Second, "startUrl loaded", func(r obj) bool {
+	waitRun(t, cs, id, "startUrl loaded", func(r obj) bool {
 		return terminal(r["status"]) || num(sub(r, "progress"), "doneSteps") >= 1
 	})
 	return id
@@ -70,22 +70,19 @@ func TestBlackboxRemoteBrowser(t *testing.T) {
 	}
 	defer b.Close()
 	var target *rod.Page
-	for deadline := time.Now().Add(10 * time.Second); target == nil && time.Now().Before(deadline); {
+	fixture.WaitUntil(t, "the run's tab (crash=1) on the remote browser", func() bool {
 		pages, _ := b.Pages()
 		for _, pg := range pages {
 			if info, err := pg.Info(); err == nil && strings.Contains(info.URL, "crash=1") {
 				target = pg
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if target == nil {
-		t.Fatal("the run's tab was not found on the remote browser")
-	}
+		return target != nil
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = proto.PageCrash{}.Call(target.Context(ctx)) // never answers: the renderer is gone
 	cancel()
-	run := waitTerminal(t, cs, id, 20*time.Second)
+	run := waitTerminal(t, cs, id)
 	d := sub(sub(run, "error"), "details")
 	if run["status"] != "failed" || errCode(run) != "PAGE_CRASHED" || num(d, "stepIndex") != 0 || d["action"] != "wait_for" {
 		t.Fatalf("crashed tab: %v %v", run["status"], run["error"])
@@ -112,7 +109,7 @@ func TestBlackboxBrowserKilled(t *testing.T) {
 	if killed != 1 {
 		t.Fatalf("killed %d browser main processes, want 1", killed)
 	}
-	run := waitTerminal(t, cs, id, 20*time.Second)
+	run := waitTerminal(t, cs, id)
 	if run["status"] != "failed" || errCode(run) != "EXECUTION_ERROR" {
 		t.Fatalf("run with its browser killed: %v %v", run["status"], run["error"])
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -91,7 +90,7 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 		// 20 s run out on it (pages take milliseconds each here).
 		id := submitAsync(t, cs, "batch_extract_pages", obj{"urls": twentyPages(fx, 11), "fields": fields,
 			"concurrency": 1, "perPageTimeoutMs": 120000}, obj{"timeoutMs": 20000})
-		run := waitTerminal(t, cs, id, 90*time.Second)
+		run := waitTerminal(t, cs, id)
 		if run["status"] != "failed" || errCode(run) != "RUN_TIMEOUT" || run["result"] != nil {
 			t.Fatalf("want failed/RUN_TIMEOUT/result null, got %v %v %v", run["status"], run["error"], run["result"])
 		}
@@ -117,7 +116,7 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 		if c := callOK(t, cs, "cancel_task_run", obj{"runId": id}); c["success"] != true {
 			t.Fatalf("cancel: %v", c)
 		}
-		run := waitRun(t, cs, id, 30*time.Second, "the kept pages", func(r obj) bool {
+		run := waitRun(t, cs, id, "the kept pages", func(r obj) bool {
 			return sub(sub(r, "error"), "details")["artifactId"] != nil
 		})
 		if run["status"] != "canceled" || errCode(run) != "RUN_CANCELED" || run["result"] != nil {
@@ -171,7 +170,7 @@ func TestBlackboxKeepsWhatFinished(t *testing.T) {
 			t.Fatalf("the browser never reached /hang: %v", getRun(t, cs, id))
 		}
 		callOK(t, cs, "cancel_task_run", obj{"runId": id})
-		run := waitRun(t, cs, id, 30*time.Second, "the kept count", func(r obj) bool {
+		run := waitRun(t, cs, id, "the kept count", func(r obj) bool {
 			return sub(sub(r, "error"), "details")["finished"] != nil
 		})
 		if art := keptDetails(t, run, 3, 0, 5); art != "" {
@@ -219,7 +218,7 @@ func TestBlackboxAnswersFitTheBudget(t *testing.T) {
 			t.Fatalf("dev_echo: %v %v", r["status"], r["error"])
 		}
 	}
-	run := waitTerminal(t, cs, big, 10*time.Minute)
+	run := waitTerminal(t, cs, big)
 	if run["status"] != "succeeded" {
 		t.Fatalf("1000-page run: %v %v", run["status"], run["error"])
 	}

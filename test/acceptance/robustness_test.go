@@ -59,12 +59,12 @@ func TestBlackboxPoisonRunCap(t *testing.T) {
 	}
 	last := startServe(t, "--db", db)
 	cs := connectHTTP(t, last, nil)
-	run := waitTerminal(t, cs, id, 60*time.Second)
+	run := waitTerminal(t, cs, id)
 	e := sub(run, "error")
 	if run["status"] != "failed" || e["errorCode"] != "EXECUTION_ERROR" || !strings.Contains(fmt.Sprint(e["message"]), "interrupted 3 times") {
 		t.Fatalf("poisoned run: status %v error %v", run["status"], e)
 	}
-	ok := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 2, "sleepMs": 1}, nil), 60*time.Second)
+	ok := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 2, "sleepMs": 1}, nil))
 	if ok["status"] != "succeeded" {
 		t.Fatalf("next run: %v %v", ok["status"], ok["error"])
 	}
@@ -80,7 +80,7 @@ func TestBlackboxPanickingTemplate(t *testing.T) {
 	t.Parallel()
 	p := startServe(t)
 	cs := connectHTTP(t, p, nil)
-	run := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 3, "panicAtItem": 2}, nil), 60*time.Second)
+	run := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 3, "panicAtItem": 2}, nil))
 	e := sub(run, "error")
 	if run["status"] != "failed" || e["errorCode"] != "EXECUTION_ERROR" || !strings.Contains(fmt.Sprint(e["message"]), "internal error") {
 		t.Fatalf("panicking run: %v %v", run["status"], e)
@@ -88,7 +88,7 @@ func TestBlackboxPanickingTemplate(t *testing.T) {
 	if !p.logLine("template panicked") || !strings.Contains(p.log(), "goroutine ") {
 		t.Errorf("no panic stack on stderr")
 	}
-	ok := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 2}, nil), 60*time.Second)
+	ok := waitTerminal(t, cs, submitAsync(t, cs, "dev_echo", obj{"items": 2}, nil))
 	if ok["status"] != "succeeded" || p.exited() {
 		t.Fatalf("next run: %v %v (exited %v)", ok["status"], ok["error"], p.exited())
 	}
@@ -112,7 +112,7 @@ func TestBlackboxSIGSTOPBeyondLease(t *testing.T) {
 	cs := connectHTTP(t, a, nil)
 	id := submitAsync(t, cs, "batch_extract_pages", obj{"urls": urls, "concurrency": 2, "perPageTimeoutMs": 20000,
 		"fields": obj{"name": "#name"}}, nil)
-	waitRun(t, cs, id, 60*time.Second, "doneSteps >= 2", func(r obj) bool {
+	waitRun(t, cs, id, "doneSteps >= 2", func(r obj) bool {
 		if terminal(r["status"]) {
 			t.Fatalf("run ended before the stop: %v %v", r["status"], r["error"])
 		}
@@ -125,7 +125,7 @@ func TestBlackboxSIGSTOPBeyondLease(t *testing.T) {
 	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	run := waitTerminal(t, cs, id, 90*time.Second)
+	run := waitTerminal(t, cs, id)
 	if run["status"] != "succeeded" {
 		t.Fatalf("run after SIGCONT: %v %v", run["status"], run["error"])
 	}

@@ -67,18 +67,16 @@ func waitHung(t *testing.T, fx *fixture.Server, what string) {
 	}
 }
 
-// orphanWait bounds noneAlive: a hang guard, not a promise about time.
-// The browser processes are killed (SIGKILL to their process group) before
-// the mcp process exits; how soon a loaded kernel finishes tearing them
-// down is the machine's business, but one still running after this long
-// is an orphan.
-const orphanWait = 30 * time.Second
-
 // noneAlive waits until none of pids is alive, failing the test with the
-// ones still running after orphanWait.
+// ones still running near the test's deadline (fixture.Context). The
+// browser processes are killed (SIGKILL to their process group) before
+// the mcp process exits; how soon a loaded kernel finishes tearing them
+// down is the machine's business, not a promise about time, but one still
+// running when the test must end is an orphan.
 func noneAlive(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(orphanWait)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	for {
 		var alive []string
 		for _, pid := range pids {
@@ -89,10 +87,11 @@ func noneAlive(t *testing.T, pids []int) {
 		if len(alive) == 0 {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("orphan processes %v after the exit:\n%s", orphanWait, strings.Join(alive, "\n"))
+		select {
+		case <-ctx.Done():
+			t.Fatalf("orphan processes still alive near the test's deadline after the exit:\n%s", strings.Join(alive, "\n"))
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -194,7 +193,7 @@ func TestBlackboxSigtermAfterStdinClosed(t *testing.T) {
 	closed := make(chan struct{})
 	go func() { _ = cs.Close(); close(closed) }()
 	// As soon as the process saw stdin close, a SIGTERM.
-	waitLog(t, p, "stdin closed", 10*time.Second)
+	waitLog(t, p, "stdin closed")
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	<-closed
 	took := time.Since(start)
@@ -212,17 +211,17 @@ func TestBlackboxDashboardOutlivesItsProcess(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "browsertask.db")
 	addr := freeAddr(t)
 	first, p1 := stdioWithTerminate(t, 3*time.Second, "--db", dbPath, "--http=auto", "--addr", addr)
-	waitHealthy(t, addr, 20*time.Second)
+	waitHealthy(t, addr)
 	_, p2 := stdioWithTerminate(t, 3*time.Second, "--db", dbPath, "--http=auto", "--addr", addr)
 	// The second process serves its own dashboard on a free port.
-	waitLog(t, p2, "takes the port over when it is free", 20*time.Second)
+	waitLog(t, p2, "takes the port over when it is free")
 
 	start := time.Now()
 	_ = first.Close() // returns once the process exited
 	if !strings.Contains(p1.log(), "stdin closed") {
 		t.Fatalf("the first process did not see its stdin close:\n%s", p1.logTail(20))
 	}
-	waitHealthy(t, addr, 10*time.Second)
+	waitHealthy(t, addr)
 	took := time.Since(start)
 	if !strings.Contains(p2.log(), "took over the HTTP port") {
 		t.Fatalf("the dashboard answers, but not from the second process; its log:\n%s", p2.logTail(20))
@@ -247,34 +246,48 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// waitHealthy waits until /healthz on addr answers 200.
-func waitHealthy(t *testing.T, addr string, within time.Duration) {
+// waitHealthy waits until /healthz on addr answers 200, giving up near the
+// test's deadline (fixture.Context): how soon is not what the callers
+// promise.
+func waitHealthy(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
+	// The per-request timeout only retries a request nobody answers (a
+	// connection queued on a process that is going away); it fails nothing.
 	c := &http.Client{Timeout: time.Second}
 	for {
-		res, err := c.Get("http://" + addr + "/healthz")
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Do(req)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
 				return
 			}
+			err = fmt.Errorf("status %d", res.StatusCode)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("http://%s/healthz did not answer within %v: %v", addr, within, err)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("http://%s/healthz did not answer before the test's deadline: %v", addr, err)
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// waitLog waits until the process's stderr contains s.
-func waitLog(t *testing.T, p *proc, s string, within time.Duration) {
+// waitLog waits until the process's stderr contains s, giving up near the
+// test's deadline (fixture.Context).
+func waitLog(t *testing.T, p *proc, s string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	ctx, cancel := fixture.Context(t)
+	defer cancel()
 	for !strings.Contains(p.log(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q not logged within %v:\n%s", s, within, p.logTail(20))
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%q not logged before the test's deadline:\n%s", s, p.logTail(20))
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/internal/fixture"
 )
@@ -66,7 +65,7 @@ func TestBlackboxExtractStructuredKill9Resume(t *testing.T) {
 
 	b := startServe(t, append([]string{"--db", a.db}, flags...)...)
 	csB := connectHTTP(t, b, nil)
-	run := waitTerminal(t, csB, id, 120*time.Second)
+	run := waitTerminal(t, csB, id)
 	if run["status"] != "partial_success" {
 		t.Fatalf("resumed run: %v %v, want partial_success (the /hang page times out)", run["status"], run["error"])
 	}

@@ -55,7 +55,7 @@ func TestBlackboxTwoProcesses(t *testing.T) {
 		if i%2 == 1 {
 			cs = httpCS
 		}
-		run := waitTerminal(t, cs, id, 40*time.Second)
+		run := waitTerminal(t, cs, id)
 		if run["status"] != "succeeded" {
 			t.Errorf("run %s: %v %v", id, run["status"], run["error"])
 		}
@@ -79,7 +79,7 @@ func TestBlackboxTwoProcesses(t *testing.T) {
 
 	// Submitted through stdio, read and cancelled through HTTP.
 	id := submitAsync(t, stdioCS, "dev_echo", obj{"sleepMs": 100, "items": 200}, nil)
-	waitRun(t, httpCS, id, 10*time.Second, "running with progress", func(r obj) bool {
+	waitRun(t, httpCS, id, "running with progress", func(r obj) bool {
 		return r["status"] == "running" && num(sub(r, "progress"), "doneSteps") >= 2
 	})
 	c := callOK(t, httpCS, "cancel_task_run", obj{"runId": id, "reason": "cross-process cancel"})
