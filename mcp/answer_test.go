@@ -87,12 +87,12 @@ func testLegacyTaskAsksThroughElicitation(t *testing.T) {
 	args := askArgs("confirm", "async")
 	created := p.mustCall("tools/call", map[string]any{"name": "run_task_template", "arguments": args, "task": map[string]any{"ttl": 60000}})
 	id := created["task"].(map[string]any)["taskId"].(string)
-	eventually(t, 20*time.Second, "input_required", func() bool {
+	eventually(t, "input_required", func() bool {
 		return p.mustCall("tasks/get", map[string]any{"taskId": id})["status"] == "input_required"
 	})
 	_, ch := p.start("tasks/result", map[string]any{"taskId": id})
 	var asked note
-	eventually(t, 20*time.Second, "elicitation/create", func() bool {
+	eventually(t, "elicitation/create", func() bool {
 		if n := p.notifications("elicitation/create"); len(n) > 0 {
 			asked = n[0]
 			return true
@@ -128,7 +128,7 @@ func testLegacyTaskWithoutElicitation(t *testing.T) {
 	p := startRawPeer(t, NewServer(eng, ServerOptions{Version: "test"}))
 	created := p.mustCall("tools/call", map[string]any{"name": "run_task_template", "arguments": askArgs("text", "async"), "task": map[string]any{}})
 	id := created["task"].(map[string]any)["taskId"].(string)
-	eventually(t, 20*time.Second, "input_required", func() bool {
+	eventually(t, "input_required", func() bool {
 		return p.mustCall("tasks/get", map[string]any{"taskId": id})["status"] == "input_required"
 	})
 	_, ch := p.start("tasks/result", map[string]any{"taskId": id})

@@ -14,6 +14,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -108,7 +109,7 @@ func runArgs(inputs map[string]any, mode string, extra map[string]any) map[strin
 func onlyRun(t *testing.T, eng *engine.Engine) *engine.Run {
 	t.Helper()
 	var run *engine.Run
-	eventually(t, 10*time.Second, "the call's run", func() bool {
+	eventually(t, "the call's run", func() bool {
 		l, err := eng.List(context.Background(), engine.ListQuery{})
 		if err != nil || l.Total != 1 {
 			return false
@@ -328,14 +329,10 @@ func wantError(t *testing.T, res *sdk.CallToolResult, sc map[string]any, code en
 	return msg
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+// eventually polls cond until it holds (fixture.WaitUntil: it gives up
+// near the test's deadline, or after a day of a synctest bubble's fake
+// clock); how long it takes is not what its callers promise.
+func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	fixture.WaitUntil(t, what, cond)
 }

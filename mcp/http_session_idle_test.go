@@ -114,10 +114,18 @@ func (h *idleHarness) sessions() int {
 	return n
 }
 
-// waitClosed waits until sid is closed and a request on it gets 404.
+// waitClosed waits until sid is closed and a request on it gets 404. The
+// bound is the promise (an idle session expires after its timeout, 1-2 s
+// here), on the bubble's fake clock: a loaded machine cannot use it up.
 func (h *idleHarness) waitClosed(sid string) {
 	h.t.Helper()
-	eventually(h.t, 15*time.Second, "idle session "+sid+" closed", func() bool { return !h.live(sid) })
+	deadline := time.Now().Add(15 * time.Second)
+	for h.live(sid) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for idle session %s closed", sid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	if code, body, _ := h.do(context.Background(), sid, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`); code != http.StatusNotFound {
 		h.t.Fatalf("request on a closed session: %d %s, want 404", code, body)
 	}
@@ -156,10 +164,14 @@ func testHTTPIdleSessionsAreClosed(t *testing.T) {
 	if got := h.sessions(); got != 0 {
 		t.Fatalf("%d sessions left, want 0", got)
 	}
-	eventually(t, 5*time.Second, "reaper forgets closed sessions", func() bool { return h.reaper.tracked() == 0 })
+	eventually(t, "reaper forgets closed sessions", func() bool { return h.reaper.tracked() == 0 })
 	// Their goroutines are gone too (the 404 requests above did not
 	// create any: an unknown id is not tracked either).
 	h.ts.Client().CloseIdleConnections()
+	// 10 s of the bubble's fake clock, which does not move while a
+	// goroutine of the bubble still runs: a loaded machine cannot use it
+	// up, and a leak fails after 2000 polls (each a full stack dump), not
+	// the millions a day-long bound would cost.
 	deadline := time.Now().Add(10 * time.Second)
 	for sessionGoroutines() > before {
 		if time.Now().After(deadline) {
@@ -290,7 +302,7 @@ func testHTTPSessionsInUseAreKept(t *testing.T) {
 	for _, id := range []string{stream, poll, busy} {
 		h.waitClosed(id)
 	}
-	eventually(t, 5*time.Second, "reaper forgets closed sessions", func() bool { return h.reaper.tracked() == 0 })
+	eventually(t, "reaper forgets closed sessions", func() bool { return h.reaper.tracked() == 0 })
 }
 
 func TestHTTPSessionReaperForgetsGoneSessions(t *testing.T) {

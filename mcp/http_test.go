@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/browsertask/browsertask/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -198,7 +197,7 @@ func TestHTTPClientSessionEndToEnd(t *testing.T) {
 		resc <- err
 	}()
 	var slow *engine.Run
-	eventually(t, 10*time.Second, "the slow run", func() bool {
+	eventually(t, "the slow run", func() bool {
 		l, err := eng.List(ctx, engine.ListQuery{Status: "running"})
 		if err == nil && l.Total == 1 {
 			slow = l.Runs[0]

@@ -143,10 +143,12 @@ func newModernServer(t *testing.T, eng Engine, opts HTTPOptions) *modernClient {
 	return &modernClient{t: t, url: ts.URL + "/mcp", token: opts.Token}
 }
 
-// pollTask reads tasks/get until want(status) or the deadline.
+// pollTask reads tasks/get until want(status), giving up near the test's
+// deadline (fixture.Context): how long the task takes is not the promise.
 func (c *modernClient) pollTask(id string, want func(string) bool) map[string]any {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	ctx, cancel := fixture.Context(c.t)
+	defer cancel()
 	for {
 		r := c.call("tasks/get", map[string]any{"taskId": id}, modernOpts{})
 		if r.result == nil {
@@ -155,10 +157,11 @@ func (c *modernClient) pollTask(id string, want func(string) bool) map[string]an
 		if want(r.result["status"].(string)) {
 			return r.result
 		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("task %s stayed %v", id, r.result["status"])
+		select {
+		case <-ctx.Done():
+			c.t.Fatalf("task %s stayed %v until near the test's deadline", id, r.result["status"])
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -361,17 +364,21 @@ func TestStdioServesBothGenerations(t *testing.T) {
 		t.Fatalf("task over stdio: %v", created)
 	}
 	id := created["taskId"].(string)
-	deadline := time.Now().Add(20 * time.Second)
+	// How long the task takes is not the promise: the wait ends near the
+	// test's deadline (fixture.Context).
+	ctx, cancelWait := fixture.Context(t)
+	defer cancelWait()
 	for n := 3; ; n++ {
 		p.send(t, modern(n, "tasks/get", fmt.Sprintf(`"taskId":%q,`, id)))
 		got := p.next(t)["result"].(map[string]any)
 		if got["status"] == "completed" {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task over stdio stayed %v", got["status"])
+		select {
+		case <-ctx.Done():
+			t.Fatalf("task over stdio stayed %v until near the test's deadline", got["status"])
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	p.send(t, modern(100, "tasks/list", ""))
 	if e := p.next(t)["error"].(map[string]any); e["code"] != float64(-32601) {

@@ -125,7 +125,7 @@ func testTaskLifecycleOverStdio(t *testing.T) {
 	}
 
 	// Progress: increasing, throttled, continuing after the CreateTaskResult.
-	eventually(t, 3*time.Second, "final progress", func() bool {
+	eventually(t, "final progress", func() bool {
 		ps := p.notifications("notifications/progress")
 		return len(ps) > 0 && ps[len(ps)-1].params["progress"] == float64(8)
 	})
@@ -150,7 +150,7 @@ func testTaskLifecycleOverStdio(t *testing.T) {
 	}
 	// notifications/tasks/status: the change to completed, a full Task
 	// without related-task meta.
-	eventually(t, 3*time.Second, "status notification", func() bool {
+	eventually(t, "status notification", func() bool {
 		return len(p.notifications("notifications/tasks/status")) > 0
 	})
 	st := p.notifications("notifications/tasks/status")
