@@ -1,33 +1,13 @@
 package browser
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/fixture"
 )
-
-// lockedBuffer is a log sink safe for the interception's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestBlockedRequestLogMasksRunSecrets (issue 26, "every string … shown
 // passes the run's masker"): a request the URL policy refuses is logged
@@ -35,7 +15,7 @@ func (l *lockedBuffer) String() string {
 // line masks it with the masker of the run holding the tab, as the
 // run's own log does.
 func TestBlockedRequestLogMasksRunSecrets(t *testing.T) {
-	var logs lockedBuffer
+	var logs fixture.Buffer
 	site := fixture.New(t)
 	daemon := fixture.New(t) // stands for the daemon's own listener
 	m := newManager(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})

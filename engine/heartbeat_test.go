@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,24 +42,6 @@ func (b *slowCloseBrowser) CloseSession(ctx context.Context, id string) error {
 	return b.fakeBrowser.CloseSession(ctx, id)
 }
 
-// lines is a log sink tests read while the engine writes.
-type lines struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestHeartbeatLeavesAFinishedRunAlone: a run whose final state is stored
 // winds down here a while longer (its session closes). Heartbeats in that
 // while found it not held any more, took it for a run another process
@@ -76,7 +57,7 @@ func TestHeartbeatLeavesAFinishedRunAlone(t *testing.T) {
 	defer st.Close()
 	store := &beatingStore{Store: st, beats: make(chan struct{}, 1)}
 	b := &slowCloseBrowser{fakeBrowser: fakeBrowser{open: map[string]json.RawMessage{}}, closing: make(chan struct{}, 1), release: make(chan struct{})}
-	var log lines
+	var log fixture.Buffer
 	eng, err := engine.New(engine.Options{Store: store, Templates: []engine.Template{newSleep()}, Browser: b,
 		Config: engine.Config{HeartbeatInterval: 5 * time.Millisecond, PollInterval: 20 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})

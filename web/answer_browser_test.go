@@ -248,6 +248,21 @@ func pressDone(t *testing.T, p *rod.Page) {
 	}
 }
 
+// askingPage opens, in Chromium, the page of a run that asks "Go on?"
+// (confirm, requestId "go").
+func askingPage(t *testing.T) (*env, *rod.Page, string) {
+	t.Helper()
+	fixture.NeedChromium(t)
+	e := newEnv(t, "", true)
+	ctx, cancel := fixture.Context(t)
+	t.Cleanup(cancel)
+	page := launchChromium(t).MustPage("").Context(ctx)
+	page.MustSetViewport(1280, 900, 1, false)
+	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`)
+	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	return e, page, id
+}
+
 // TestPressOutlivesARedraw: a person presses Yes on a waiting run's page
 // while the page's refresh of its live region comes in (a poll sent just
 // before the press), and releases after the refresh answered. The browser
@@ -256,14 +271,7 @@ func pressDone(t *testing.T, p *rod.Page) {
 // it — so before app.js held refreshes back during a press this click was
 // lost and the run waited on; now the click lands and the run goes on.
 func TestPressOutlivesARedraw(t *testing.T) {
-	fixture.NeedChromium(t)
-	e := newEnv(t, "", true)
-	ctx, cancel := fixture.Context(t)
-	defer cancel()
-	page := launchChromium(t).MustPage("").Context(ctx)
-	page.MustSetViewport(1280, 900, 1, false)
-	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`)
-	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	e, page, id := askingPage(t)
 	yes := `form.answer[data-request-id="go"] button[value="yes"]`
 	until(t, page, "the Yes button", `() => !!document.querySelector('`+yes+`')`)
 	res := page.MustEval(`(s) => {
@@ -308,14 +316,7 @@ func TestPressOutlivesARedraw(t *testing.T) {
 // go). Now the reply goes into the region as it is: the question is gone
 // the moment the answer's reply is in.
 func TestAnswerOutlivesARefresh(t *testing.T) {
-	fixture.NeedChromium(t)
-	e := newEnv(t, "", true)
-	ctx, cancel := fixture.Context(t)
-	defer cancel()
-	page := launchChromium(t).MustPage("").Context(ctx)
-	page.MustSetViewport(1280, 900, 1, false)
-	id := e.submitAsking(`{"tool":"t","ask":[{"requestId":"go","kind":"confirm","message":"Go on?"}]}`)
-	page.MustNavigate(e.srv.URL + "/runs/" + id).MustWaitLoad()
+	e, page, id := askingPage(t)
 	form := `form.answer[data-request-id="go"]`
 	until(t, page, "the question", `() => !!document.querySelector('`+form+`')`)
 	// Hold the answer in the page once htmx sent it (its target chosen),

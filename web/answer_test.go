@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -9,30 +8,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/browsertask/browsertask/engine"
+	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/web"
 )
-
-// lockedBuffer collects a logger's output from concurrent handlers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestAnswerForm drives POST /runs/{id}/answer over HTTP on a run that asks
 // a secret, a confirm and a text question: the guard refuses cross-site posts and
@@ -45,7 +26,7 @@ func TestAnswerForm(t *testing.T) {
 	const otp = "731902"
 	const token = "tok-answer"
 	e := newEnv(t, "", true)
-	logs := &lockedBuffer{}
+	logs := &fixture.Buffer{}
 	dash := web.New(web.Options{Engine: e.eng, Token: token, Version: "test",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	srv := httptest.NewServer(dash)

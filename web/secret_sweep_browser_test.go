@@ -197,7 +197,7 @@ type secretCase struct {
 // only (finalUrl kept pin=Zq9+x%2By%2F%E9…) and the tab address and title
 // were shown verbatim (pin=UniqPin+4711%2Bx).
 func TestSecretSweepFormCharsets(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &fixture.Buffer{}
 	e := newLiveEnvWith(t, liveOptions{Log: logs})
 	fs := newFormSite(t)
 	cases := []secretCase{

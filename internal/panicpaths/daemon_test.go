@@ -1,7 +1,6 @@
 package panicpaths
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/browsertask/browsertask/db"
 	"github.com/browsertask/browsertask/engine"
 	"github.com/browsertask/browsertask/internal/devtpl"
+	"github.com/browsertask/browsertask/internal/fixture"
 	"github.com/browsertask/browsertask/mcp"
 	"github.com/browsertask/browsertask/templates"
 )
@@ -49,31 +49,13 @@ func (f *faults) arm(site string) {
 	f.mu.Unlock()
 }
 
-// lockedBuf is the daemon's log, written by many goroutines.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // daemon is the engine, browser and MCP server wired in this process.
 type daemon struct {
 	eng  *engine.Engine
 	bm   *browser.Manager
 	mcp  *mcp.Server
 	addr string // the MCP endpoint's host:port
-	log  *lockedBuf
+	log  *fixture.Buffer
 	f    *faults
 	ctx  context.Context // carries the faults
 }
@@ -82,7 +64,7 @@ type daemon struct {
 func start(t *testing.T) *daemon {
 	t.Helper()
 	f := &faults{hit: make(chan string, 16)}
-	logs := &lockedBuf{}
+	logs := &fixture.Buffer{}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelError}))
 	fctx := engine.WithFaults(context.Background(), f.inject)
 	store, err := db.Open(fctx, filepath.Join(t.TempDir(), "bt.db"))
