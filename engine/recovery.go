@@ -14,7 +14,7 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 	executing := make([]HeldRun, 0, len(e.active))
 	for id, a := range e.active {
 		if a.finished.Load() {
-			continue // its final state is stored: it is not held any more
+			continue // its final state is being stored: it is not held any more
 		}
 		before = append(before, id)
 		executing = append(executing, HeldRun{RunID: id, Attempt: a.run.Attempt})
