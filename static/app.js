@@ -29,20 +29,33 @@ document.addEventListener("click", function (ev) {
   });
 })();
 
-// The reply to a person's action (an answer, a cancel) goes into the
-// region as it is now. htmx picks a request's target when it sends the
-// request; a region that refreshed itself while the request was out is a
-// new element, and htmx drops a reply whose target left the page — the
-// person's Done went unseen, the page kept showing the question, and with
-// the focus still on the button it stopped refreshing. The target is
-// changed on htmx:beforeOnLoad, which htmx fires on the requesting element
-// (still on the page: a kept answer form) and reads the target from
-// after; htmx:beforeSwap goes to the old target, off the page, where no
-// listener hears it. A refresh (GET) whose target was replaced is dropped
-// as before: it is older than what replaced it.
-document.addEventListener("htmx:beforeOnLoad", function (ev) {
-  var d = ev.detail, cfg = d.requestConfig || {};
-  if (!d.target || d.target.isConnected || cfg.verb === "get" || !d.target.id) return;
-  var now = document.getElementById(d.target.id);
-  if (now) d.target = now;
+// A reply whose target left the page while the request was out (a
+// refresh of the region replaced it) goes into the region as it is now
+// when it answers a person's action (an answer, a cancel), and is dropped
+// when it is a refresh (older than what replaced it). htmx picks a
+// request's target when it sends the request and swaps into it whatever
+// happened since: into a detached target the swap shows nothing — the
+// person's Done went unseen, the page kept the question — and htmx's
+// hx-preserve handling, which moves the kept elements (the live view, a
+// half-typed answer) out of the page before the swap and back into the
+// swapped-in content after it, finds no content on the page and deletes
+// them. htmx fires htmx:beforeSwap on that detached target, where no
+// document listener hears it, so a listener is put on the target itself
+// when the request leaves.
+document.addEventListener("htmx:beforeRequest", function (ev) {
+  var target = ev.detail.target, xhr = ev.detail.xhr;
+  if (!target || !xhr) return;
+  var onSwap = function (e) {
+    var d = e.detail;
+    if (d.xhr !== xhr) return;
+    target.removeEventListener("htmx:beforeSwap", onSwap);
+    if (target.isConnected) return;
+    var cfg = d.requestConfig || {};
+    var now = cfg.verb !== "get" && target.id ? document.getElementById(target.id) : null;
+    if (now) d.target = now;
+    else d.shouldSwap = false;
+  };
+  // It removes itself at its reply's swap; one of a request that gets no
+  // swap (an error) stays on its element, idle, as long as the element.
+  target.addEventListener("htmx:beforeSwap", onSwap);
 });
