@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // heartbeatOnce performs one heartbeat: it extends this process's leases
@@ -24,6 +25,9 @@ func (e *Engine) heartbeatOnce(ctx context.Context) {
 	held, err := e.store.Heartbeat(ctx, HeartbeatParams{
 		OwnerID: e.ownerID, Now: now, LeaseUntil: now + e.cfg.LeaseDuration.Milliseconds(), Held: executing,
 	})
+	if took := time.Duration(e.now()-now) * time.Millisecond; took > e.cfg.LeaseDuration/3 {
+		e.log.Warn("heartbeat slow: leases may run out before the next one", "took", took, "lease", e.cfg.LeaseDuration, "runs", len(executing))
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("heartbeat failed", "err", err)
@@ -59,7 +63,8 @@ func (e *Engine) recoverOnce(ctx context.Context) {
 				e.log.Warn("release dead owner failed", "ownerId", o.ID, "err", err)
 				continue
 			}
-			e.log.Info("released a stopped process's runs", "ownerId", o.ID, "pid", o.PID)
+			e.log.Info("released a stopped process's runs", "ownerId", o.ID, "pid", o.PID,
+				"silence", time.Duration(now-o.HeartbeatAt)*time.Millisecond)
 		}
 	}
 	// Queued runs bound to a session whose process is gone can never be

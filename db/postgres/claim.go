@@ -70,9 +70,11 @@ func (d *DB) ClaimRuns(ctx context.Context, c engine.Claim) (runs []*engine.Run,
 // run whose execution ended without its final write (a failed write, a
 // panic) loses its lease and is recovered, instead of holding a slot
 // forever. It returns the ids of the runs extended: a run the caller
-// executes that is missing was cancelled or recovered elsewhere.
+// executes that is missing was cancelled or recovered elsewhere. It runs on
+// the heartbeats' own connections (DB.leases), never queued behind the
+// main pool's work.
 func (d *DB) Heartbeat(ctx context.Context, p engine.HeartbeatParams) (ids []string, err error) {
-	err = d.writeTx(ctx, func(tx *txn) error {
+	err = d.writeTxOn(ctx, d.leases, func(tx *txn) error {
 		ids, err = sqlcommon.Heartbeat(ctx, tx, claimSQL, p)
 		return err
 	})

@@ -42,10 +42,18 @@ const maxTxAttempts = 8
 // safe for concurrent use; any number of DBs in any number of processes
 // may share the database.
 type DB struct {
-	pool   *pgxpool.Pool
-	sql    *sql.DB
-	schema string
-	url    string
+	pool *pgxpool.Pool
+	sql  *sql.DB
+	// leasePool and leases carry the heartbeats (owner and leases) on
+	// connections of their own: on a busy machine every connection of the
+	// main pool can be taken by reads, waiters and runs' writes, and a
+	// heartbeat queued behind them for a lease's length let the lease run
+	// out under a live run, which a peer then recovered and ran again
+	// (TestHeartbeatOutlivesABusyPool).
+	leasePool *pgxpool.Pool
+	leases    *sql.DB
+	schema    string
+	url       string
 	// connCfg opens the LISTEN connection (notify.go), outside the pool.
 	connCfg   *pgx.ConnConfig
 	notes     *notifier
@@ -80,10 +88,18 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s: %w", Redact(rawURL), err)
 	}
-	d := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool), schema: schema, url: rawURL, connCfg: cfg.ConnConfig.Copy()}
-	if err := d.migrate(ctx); err != nil {
-		_ = d.sql.Close()
+	leaseCfg := cfg.Copy()
+	leaseCfg.MaxConns = leaseConns
+	leaseCfg.MinConns = 0
+	leasePool, err := pgxpool.NewWithConfig(ctx, leaseCfg)
+	if err != nil {
 		pool.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	d := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool), leasePool: leasePool, leases: stdlib.OpenDBFromPool(leasePool),
+		schema: schema, url: rawURL, connCfg: cfg.ConnConfig.Copy()}
+	if err := d.migrate(ctx); err != nil {
+		d.closePools()
 		return nil, err
 	}
 	d.startNotifier()
@@ -120,11 +136,25 @@ func Redact(rawURL string) string {
 	return u.Redacted()
 }
 
-// Close closes the pool. Running statements finish first.
+// leaseConns is the size of the heartbeats' own pool: one heartbeat at a
+// time per process, and one spare for a heartbeat that a shutdown's grace
+// period sends beside the loop's.
+const leaseConns = 2
+
+// Close closes the pools. Running statements finish first.
 func (d *DB) Close() error {
 	d.closeNotifier()
+	return d.closePools()
+}
+
+// closePools closes both pools and their database/sql handles.
+func (d *DB) closePools() error {
 	err := d.sql.Close()
+	if lerr := d.leases.Close(); err == nil {
+		err = lerr
+	}
 	d.pool.Close()
+	d.leasePool.Close()
 	return err
 }
 
@@ -141,9 +171,15 @@ func (d *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // writeTx is write with the txn wrapper the store's helpers take.
 func (d *DB) writeTx(ctx context.Context, fn func(tx *txn) error) error {
+	return d.writeTxOn(ctx, d.sql, fn)
+}
+
+// writeTxOn is writeTx on the connections of db (d.sql, or d.leases for
+// heartbeats).
+func (d *DB) writeTxOn(ctx context.Context, db *sql.DB, fn func(tx *txn) error) error {
 	var err error
 	for attempt := 0; attempt < maxTxAttempts; attempt++ {
-		err = d.writeOnce(ctx, fn)
+		err = writeOnce(ctx, db, fn)
 		if err == nil || !retryable(err) || ctx.Err() != nil {
 			return err
 		}
@@ -151,9 +187,9 @@ func (d *DB) writeTx(ctx context.Context, fn func(tx *txn) error) error {
 	return err
 }
 
-// writeOnce is one try of writeTx.
-func (d *DB) writeOnce(ctx context.Context, fn func(tx *txn) error) error {
-	tx, err := d.sql.BeginTx(ctx, nil)
+// writeOnce is one try of writeTxOn.
+func writeOnce(ctx context.Context, db *sql.DB, fn func(tx *txn) error) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("postgres: begin: %w", err)
 	}

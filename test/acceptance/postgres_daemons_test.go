@@ -11,6 +11,7 @@ package acceptance
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -116,6 +117,7 @@ func TestBlackboxPostgresThreeDaemons(t *testing.T) {
 	// status event.
 	if n := sqlInt(`SELECT COUNT(*) FROM runs WHERE attempt <> 1 OR crashes <> 0`); n != 0 {
 		t.Errorf("%d runs executed more than once", n)
+		explainRepeats(t, ctx, conn, daemons)
 	}
 	if n := sqlInt(`SELECT COUNT(*) FROM (SELECT run_id FROM run_events WHERE type = 'status' AND data LIKE '%"succeeded"%'
 		GROUP BY run_id HAVING COUNT(*) <> 1) x`); n != 0 {
@@ -188,4 +190,60 @@ func TestBlackboxPostgresThreeDaemons(t *testing.T) {
 	if n := sqlInt(`SELECT COUNT(*) FROM runs r JOIN owners o ON o.id = r.owner_id WHERE r.id = $1 AND o.pid <> $2`, id, pid); n != 1 {
 		t.Errorf("the resumed run's owner is not a surviving daemon")
 	}
+}
+
+// explainRepeats logs, for each run executed more than once, its row, its
+// status events and every daemon's log lines naming it: what a failure
+// needs to tell a lost lease from a claim seen twice.
+func explainRepeats(t *testing.T, ctx context.Context, conn *pgx.Conn, daemons []*proc) {
+	t.Helper()
+	rows, err := conn.Query(ctx, `SELECT id, attempt, crashes, owner_id, created_at, started_at, finished_at FROM runs
+		WHERE attempt <> 1 OR crashes <> 0`)
+	if err != nil {
+		t.Logf("explain: %v", err)
+		return
+	}
+	var ids []string
+	for rows.Next() {
+		var id, owner string
+		var attempt, crashes int
+		var created, started, finished *int64
+		if err := rows.Scan(&id, &attempt, &crashes, &owner, &created, &started, &finished); err != nil {
+			t.Logf("explain: %v", err)
+			break
+		}
+		ids = append(ids, id)
+		t.Logf("run %s: attempt %d, crashes %d, owner %s, created %v started %v finished %v", id, attempt, crashes, owner, deref(created), deref(started), deref(finished))
+	}
+	rows.Close()
+	for _, id := range ids {
+		evs, err := conn.Query(ctx, `SELECT at, COALESCE(data, '') FROM run_events WHERE run_id = $1 AND type = 'status' ORDER BY seq`, id)
+		if err != nil {
+			t.Logf("explain events: %v", err)
+			continue
+		}
+		for evs.Next() {
+			var at int64
+			var data string
+			if err := evs.Scan(&at, &data); err == nil {
+				t.Logf("  event at %d: %s", at, data)
+			}
+		}
+		evs.Close()
+		for i, d := range daemons {
+			for _, line := range strings.Split(d.log(), "\n") {
+				if strings.Contains(line, id) || strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") ||
+					strings.Contains(line, "recover") || strings.Contains(line, "released") {
+					t.Logf("  daemon %d (pid %d): %s", i, d.cmd.Process.Pid, line)
+				}
+			}
+		}
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
