@@ -103,7 +103,9 @@ again:
 	nav, err := proto.PageNavigate{URL: url}.Call(tb.client(evCtx))
 	if err != nil {
 		if ctx.Err() != nil && !tb.Crashed() {
-			tb.stopLoading(true)
+			if !engine.ShuttingDown(ctx) {
+				tb.stopLoading(true)
+			}
 			if blocked := tb.refusal(ctx); blocked != nil {
 				return res, nil, blocked
 			}
@@ -160,7 +162,9 @@ again:
 		return res, nil, tb.mapErr(ctx, err, "load "+url)
 	}
 	if ctx.Err() != nil {
-		tb.stopLoading(false)
+		if !engine.ShuttingDown(ctx) {
+			tb.stopLoading(false)
+		}
 		if blocked := tb.refusal(ctx); blocked != nil {
 			return res, nil, blocked
 		}

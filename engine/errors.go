@@ -178,6 +178,13 @@ var (
 	errCauseLost     = errors.New("run lease lost")
 )
 
+// ShuttingDown reports whether ctx (a run's context, or one derived from
+// it) ended because the process is exiting. Work that only tidies a tab up
+// for the run's next step (stopping a load that hangs) is skipped then: the
+// browser goes with the process, and a stdio client's process must be gone
+// within 2 s of its client (a tab stopped on a busy machine took a second).
+func ShuttingDown(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errCauseShutdown) }
+
 // IsContextErr reports whether err comes from a cancelled or expired context.
 func IsContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

@@ -87,6 +87,9 @@ wait:
 			grace.Reset(0)
 		case <-grace.C:
 			e.mu.Lock()
+			if len(e.active) > 0 {
+				e.log.Info("shutdown grace over: interrupting the runs still running", "runs", len(e.active))
+			}
 			for _, a := range e.active {
 				a.cancel(errCauseShutdown)
 			}
