@@ -180,9 +180,11 @@ func TestCLIHelpEverywhere(t *testing.T) {
 
 func TestCLIRunsAllListsTheHistoryOfForgottenRuns(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bt.db")
-	// The first run is forgotten 300 ms after it ends; the next process
-	// to start keeps its history.
-	out, errs, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--run-ttl-ms", "300",
+	// The first run is forgotten 2 s after it ends; the next process to
+	// start keeps its history. The run must outlive the command's own
+	// look at its end: with 300 ms, a loaded machine (load 40) woke the
+	// command's wait after the run had expired, and it said RUN_NOT_FOUND.
+	out, errs, code := cli(t, "", "run", "dev_echo", "--dev-templates", "--db", db, "--run-ttl-ms", "2000",
 		"--input", "items=2", "--input", "content=hello")
 	if code != 0 {
 		t.Fatalf("first run: exit %d\n%s%s", code, out, errs)
